@@ -1,0 +1,104 @@
+#include "common/zmq_io.h"
+
+#include "common/envelope_codec.h"
+
+namespace zcrawl {
+namespace {
+
+Status FromZmqError(const zmq::error_t& e, std::string_view what) {
+  std::string message(what);
+  message += ": ";
+  message += e.what();
+  if (e.num() == EAGAIN || e.num() == EHOSTUNREACH) return UnavailableError(message);
+  if (e.num() == EADDRINUSE) return UnavailableError(message + " (address in use)");
+  return InvalidArgumentError(message);
+}
+
+}  // namespace
+
+Result<zmq::socket_t> MakeSocket(zmq::context_t& context, zmq::socket_type type,
+                                 const SocketSettings& settings) {
+  try {
+    zmq::socket_t socket(context, type);
+    socket.set(zmq::sockopt::linger, settings.linger_ms);
+    socket.set(zmq::sockopt::sndhwm, settings.send_hwm);
+    socket.set(zmq::sockopt::rcvhwm, settings.receive_hwm);
+    socket.set(zmq::sockopt::maxmsgsize, kMaxEnvelopeBytes);
+    if (type == zmq::socket_type::router && settings.router_mandatory) {
+      socket.set(zmq::sockopt::router_mandatory, 1);
+    }
+    if (!settings.identity.empty()) socket.set(zmq::sockopt::routing_id, settings.identity);
+    return socket;
+  } catch (const zmq::error_t& e) {
+    return FromZmqError(e, "creating socket");
+  }
+}
+
+Status Bind(zmq::socket_t& socket, const std::string& endpoint) {
+  try {
+    socket.bind(endpoint);
+    return Status::Ok();
+  } catch (const zmq::error_t& e) {
+    return FromZmqError(e, "binding " + endpoint);
+  }
+}
+
+Status Connect(zmq::socket_t& socket, const std::string& endpoint) {
+  try {
+    socket.connect(endpoint);
+    return Status::Ok();
+  } catch (const zmq::error_t& e) {
+    return FromZmqError(e, "connecting " + endpoint);
+  }
+}
+
+Status SendFrame(zmq::socket_t& socket, std::string_view payload) {
+  try {
+    auto sent = socket.send(zmq::buffer(payload.data(), payload.size()), zmq::send_flags::dontwait);
+    if (!sent) return UnavailableError("send queue full");
+    return Status::Ok();
+  } catch (const zmq::error_t& e) {
+    return FromZmqError(e, "send");
+  }
+}
+
+Status SendToPeer(zmq::socket_t& socket, std::string_view identity, std::string_view payload) {
+  try {
+    auto sent = socket.send(zmq::buffer(identity.data(), identity.size()),
+                            zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    if (!sent) return UnavailableError("send queue full");
+    socket.send(zmq::buffer(payload.data(), payload.size()), zmq::send_flags::dontwait);
+    return Status::Ok();
+  } catch (const zmq::error_t& e) {
+    return FromZmqError(e, "send to peer");
+  }
+}
+
+Status ReceiveMessage(zmq::socket_t& socket, bool from_router, InboundMessage* out) {
+  try {
+    zmq::message_t frame;
+    if (!socket.recv(frame, zmq::recv_flags::dontwait)) return NotFoundError("nothing to read");
+    int frames = 1;
+    out->identity.clear();
+    out->payload.clear();
+    if (from_router) {
+      out->identity.assign(static_cast<const char*>(frame.data()), frame.size());
+      if (!frame.more()) return InvalidArgumentError("identity frame without payload");
+      (void)socket.recv(frame, zmq::recv_flags::none);
+      ++frames;
+    }
+    out->payload.assign(static_cast<const char*>(frame.data()), frame.size());
+    bool extra = false;
+    while (frame.more()) {  // drain unexpected extra frames
+      (void)socket.recv(frame, zmq::recv_flags::none);
+      ++frames;
+      extra = true;
+    }
+    if (extra) return InvalidArgumentError("unexpected multipart of " + std::to_string(frames) + " frames");
+    return Status::Ok();
+  } catch (const zmq::error_t& e) {
+    return FromZmqError(e, "receive");
+  }
+}
+
+}  // namespace zcrawl

@@ -1,0 +1,46 @@
+// ZeroMQ helpers: socket creation with zcrawl's defaults, and send/receive
+// of envelope frames that never throw (cppzmq exceptions become Status).
+//
+// Framing: a DEALER sends one frame, the serialised envelope. A ROUTER sees
+// [peer identity][envelope]. Anything else is malformed and dropped.
+// A socket belongs to one thread; these functions add no locking.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <zmq.hpp>
+
+#include "common/status.h"
+
+namespace zcrawl {
+
+struct SocketSettings {
+  int linger_ms = 500;         // bounded linger so shutdown never hangs
+  int send_hwm = 10000;        // queued outbound messages per peer
+  int receive_hwm = 10000;
+  bool router_mandatory = true;  // ROUTER: error on unknown peer, not silent drop
+  std::string identity;        // DEALER: routing id (empty: let ZeroMQ pick)
+};
+
+// Creates a socket of `type` with the settings above and ZMQ_MAXMSGSIZE.
+Result<zmq::socket_t> MakeSocket(zmq::context_t& context, zmq::socket_type type,
+                                 const SocketSettings& settings = {});
+
+Status Bind(zmq::socket_t& socket, const std::string& endpoint);
+Status Connect(zmq::socket_t& socket, const std::string& endpoint);
+
+// DEALER side: one frame.
+Status SendFrame(zmq::socket_t& socket, std::string_view payload);
+// ROUTER side: identity frame + payload frame.
+Status SendToPeer(zmq::socket_t& socket, std::string_view identity, std::string_view payload);
+
+struct InboundMessage {
+  std::string identity;  // empty on a DEALER
+  std::string payload;
+};
+
+// Non-blocking receive of one logical message. Returns NotFound when nothing
+// is waiting, InvalidArgument for a malformed multipart (already drained).
+Status ReceiveMessage(zmq::socket_t& socket, bool from_router, InboundMessage* out);
+
+}  // namespace zcrawl

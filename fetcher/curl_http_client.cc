@@ -1,0 +1,236 @@
+// libcurl implementation of HttpClient. One easy handle per client (per
+// worker thread), reset between requests, so its connection cache keeps
+// keep-alive connections to hosts it fetched from.
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+
+#include "common/url.h"
+#include "fetcher/http_client.h"
+
+namespace zcrawl::fetcher {
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+// Retry-After: delta-seconds or an HTTP date. Returns ms, 0 if absent/bad.
+uint32_t ParseRetryAfterMs(std::string_view value) {
+  value = Trim(value);
+  if (value.empty()) return 0;
+  if (std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (value.size() > 7) return 3600u * 1000u;  // absurdly large: cap at an hour
+    return static_cast<uint32_t>(std::stoul(std::string(value))) * 1000u;
+  }
+  const time_t when = curl_getdate(std::string(value).c_str(), nullptr);
+  if (when <= 0) return 0;
+  const time_t now = time(nullptr);
+  if (when <= now) return 0;
+  return static_cast<uint32_t>(std::min<time_t>(when - now, 3600) * 1000);
+}
+
+uint32_t Micros(CURL* curl, CURLINFO info) {
+  curl_off_t value = 0;
+  if (curl_easy_getinfo(curl, info, &value) != CURLE_OK || value < 0) return 0;
+  return static_cast<uint32_t>(std::min<curl_off_t>(value, UINT32_MAX));
+}
+
+// State the curl callbacks write into for one transfer.
+struct Transfer {
+  HttpResponse* response = nullptr;
+  uint64_t max_body = 0;
+  bool truncate = false;
+  bool too_large = false;
+};
+
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t bytes = size * count;
+  std::string& body = t->response->body;
+  if (body.size() + bytes > t->max_body) {
+    const size_t room = t->max_body - body.size();
+    body.append(data, room);
+    if (t->truncate) t->response->body_truncated = true;
+    else t->too_large = true;
+    return 0;  // abort the transfer
+  }
+  body.append(data, bytes);
+  return bytes;
+}
+
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const size_t bytes = size * count;
+  std::string_view line(data, bytes);
+  if (line.starts_with("HTTP/")) {
+    // A new response (after a followed redirect or a 1xx): keep only the last.
+    t->response->headers.clear();
+    return bytes;
+  }
+  const size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return bytes;
+  v1::Header& header = t->response->headers.emplace_back();
+  header.set_name(std::string(Trim(line.substr(0, colon))));
+  header.set_value(std::string(Trim(line.substr(colon + 1))));
+  return bytes;
+}
+
+class CurlHttpClient final : public HttpClient {
+ public:
+  explicit CurlHttpClient(const HttpOptions& options) : options_(options), curl_(curl_easy_init()) {}
+  ~CurlHttpClient() override {
+    if (curl_) curl_easy_cleanup(curl_);
+  }
+  CurlHttpClient(const CurlHttpClient&) = delete;
+  CurlHttpClient& operator=(const CurlHttpClient&) = delete;
+
+  HttpResponse Fetch(const HttpRequest& request) override {
+    HttpResponse response;
+    if (!curl_) {
+      response.status = v1::FETCH_STATUS_WORKER_FAILED;
+      response.error = "curl_easy_init failed";
+      return response;
+    }
+    std::string url = request.url;
+    for (uint32_t hop = 0;; ++hop) {
+      FetchOnce(url, request, response);
+      if (response.status != v1::FETCH_STATUS_OK || request.follow_any_redirect) return response;
+      if (response.http_status < 300 || response.http_status >= 400 || response.location.empty()) {
+        return response;
+      }
+      // Same-origin redirects are followed here; others end the fetch and
+      // the frontier decides whether the target is in scope.
+      auto from = Url::Parse(url);
+      auto to = Url::Parse(response.location);
+      if (!from.ok() || !to.ok() || from->origin_key() != to->origin_key()) return response;
+      if (hop + 1 > options_.max_redirects) {
+        response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
+        response.error = "more than " + std::to_string(options_.max_redirects) + " redirects";
+        return response;
+      }
+      v1::Redirect& redirect = response.redirects.emplace_back();
+      redirect.set_from_url(url);
+      redirect.set_status_code(response.http_status);
+      redirect.set_location(response.location);
+      to->ClearFragment();
+      url = to->href();
+    }
+  }
+
+ private:
+  void FetchOnce(const std::string& url, const HttpRequest& request, HttpResponse& response) {
+    response.body.clear();
+    response.headers.clear();
+    response.location.clear();
+    response.body_truncated = false;
+    Transfer transfer;
+    transfer.response = &response;
+    transfer.max_body = request.max_body_bytes ? request.max_body_bytes : options_.max_body_bytes;
+    transfer.truncate = request.truncate_body;
+
+    CURL* c = curl_;
+    curl_easy_reset(c);  // keeps the connection cache
+    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl decodes
+    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout_ms));
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options_.low_speed_bytes));
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+                     static_cast<long>(std::max<int64_t>(1, options_.low_speed_ms / 1000)));
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, request.follow_any_redirect ? 1L : 0L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, static_cast<long>(options_.max_redirects));
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_);
+    error_[0] = '\0';
+
+    const CURLcode code = curl_easy_perform(c);
+    long http = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
+    response.http_status = static_cast<uint32_t>(http);
+    char* effective = nullptr;
+    curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &effective);
+    response.final_url = effective ? effective : url;
+    char* ip = nullptr;
+    if (curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip) response.ip_address = ip;
+    long version = 0;
+    curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, &version);
+    response.http_version = version == CURL_HTTP_VERSION_2_0 ? "HTTP/2"
+                            : version == CURL_HTTP_VERSION_1_0 ? "HTTP/1.0"
+                                                               : "HTTP/1.1";
+    response.timings.set_dns_us(Micros(c, CURLINFO_NAMELOOKUP_TIME_T));
+    response.timings.set_connect_us(Micros(c, CURLINFO_CONNECT_TIME_T));
+    response.timings.set_tls_us(Micros(c, CURLINFO_APPCONNECT_TIME_T));
+    response.timings.set_first_byte_us(Micros(c, CURLINFO_STARTTRANSFER_TIME_T));
+    response.timings.set_total_us(Micros(c, CURLINFO_TOTAL_TIME_T));
+    char* location = nullptr;
+    if (curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) {
+      response.location = location;
+    }
+    response.retry_after_ms = ParseRetryAfterMs(FindHeader(response.headers, "retry-after"));
+
+    if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && response.body_truncated)) {
+      response.status = v1::FETCH_STATUS_OK;
+      return;
+    }
+    response.error = std::string(curl_easy_strerror(code)) + (error_[0] ? ": " : "") + error_;
+    if (transfer.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+      response.status = v1::FETCH_STATUS_TOO_LARGE;
+      response.error = "body larger than " + std::to_string(transfer.max_body) + " bytes";
+    } else if (code == CURLE_OPERATION_TIMEDOUT) {
+      response.status = v1::FETCH_STATUS_TIMEOUT;
+    } else if (code == CURLE_TOO_MANY_REDIRECTS) {
+      response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
+    } else if (code == CURLE_URL_MALFORMAT || code == CURLE_UNSUPPORTED_PROTOCOL) {
+      response.status = v1::FETCH_STATUS_INVALID_URL;
+    } else {
+      response.status = v1::FETCH_STATUS_NETWORK_ERROR;
+    }
+  }
+
+  const HttpOptions& options_;
+  CURL* curl_;
+  char error_[CURL_ERROR_SIZE] = {};
+};
+
+}  // namespace
+
+std::string_view FindHeader(const std::vector<v1::Header>& headers, std::string_view name) {
+  for (const auto& header : headers) {
+    if (EqualsIgnoreCase(header.name(), name)) return header.value();
+  }
+  return {};
+}
+
+std::unique_ptr<HttpClient> MakeCurlHttpClient(const HttpOptions& options) {
+  return std::make_unique<CurlHttpClient>(options);
+}
+
+}  // namespace zcrawl::fetcher

@@ -1,0 +1,329 @@
+#include "fetcher/fetcher_node.h"
+
+#include <unistd.h>
+
+#include <random>
+
+#include <spdlog/spdlog.h>
+
+#include "common/shutdown_signal.h"
+#include "common/zmq_io.h"
+
+namespace zcrawl::fetcher {
+namespace {
+
+std::string LocalHostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// Unique per process run, stable across reconnects: the frontier keys
+// leases by it.
+std::string MakeSenderId() {
+  std::random_device device;
+  char suffix[9];
+  snprintf(suffix, sizeof suffix, "%08x", device());
+  return "fetcher-" + LocalHostname() + "-" + std::to_string(getpid()) + "-" + suffix;
+}
+
+uint64_t LeaseIdOfPage(const std::string& page_id) {
+  const size_t slash = page_id.rfind('/');
+  if (slash == std::string::npos) return 0;
+  try {
+    return std::stoull(page_id.substr(slash + 1));
+  } catch (...) {
+    return 0;
+  }
+}
+
+// The worker's processor, created on first use in each pool thread.
+struct ThreadProcessor {
+  const void* owner = nullptr;
+  std::unique_ptr<PageProcessor> processor;
+};
+thread_local ThreadProcessor t_processor;
+
+}  // namespace
+
+FetcherNode::FetcherNode(const FetcherOptions& options, zmq::context_t& context, const Clock& clock)
+    : options_(options), context_(context), clock_(clock), codec_(MakeSenderId()) {}
+
+FetcherNode::~FetcherNode() {
+  if (pool_) pool_->Shutdown(ThreadPool::ShutdownMode::kCancel);
+}
+
+Status FetcherNode::Start() {
+  if (!MakeHtmlParser(options_.parser)) {
+    return InvalidArgumentError("unknown parser '" + options_.parser + "' (use gumbo or myhtml)");
+  }
+  PeerLinkSettings settings;
+  settings.identity = codec_.sender_id();
+  settings.heartbeat_ms = options_.heartbeat_ms;
+  settings.liveness = options_.liveness;
+  settings.reconnect_min_ms = options_.reconnect_min_ms;
+  settings.reconnect_max_ms = options_.reconnect_max_ms;
+  settings.name = "frontier";
+  settings.endpoint = options_.frontier;
+  frontier_ = std::make_unique<PeerLink>(context_, settings, codec_, clock_);
+  settings.name = "writer";
+  settings.endpoint = options_.writer;
+  writer_ = std::make_unique<PeerLink>(context_, settings, codec_, clock_);
+  if (Status s = frontier_->Connect(); !s.ok()) return s;
+  if (Status s = writer_->Connect(); !s.ok()) return s;
+
+  ThreadPoolOptions pool_options;
+  pool_options.threads = options_.threads;
+  pool_options.keep_alive_ms = options_.keep_alive_ms;
+  pool_options.watchdog_ms = options_.watchdog_ms;
+  pool_ = std::make_unique<ThreadPool>(pool_options, [this](const TaskFailure& failure) {
+    // Runs on the supervisor thread: hand the failure to the main loop.
+    FetchOutcome outcome;
+    outcome.lease_id = std::stoull(failure.label);
+    outcome.report.set_lease_id(outcome.lease_id);
+    outcome.report.set_status(v1::FETCH_STATUS_WORKER_FAILED);
+    outcome.report.set_error(failure.reason);
+    outcomes_.Push(std::move(outcome));
+  });
+  spdlog::info("fetcher started id={} threads={} frontier={} writer={}", codec_.sender_id(),
+               options_.threads, options_.frontier, options_.writer);
+  SayReady(*frontier_);
+  SayReady(*writer_);
+  return Status::Ok();
+}
+
+void FetcherNode::SayReady(PeerLink& link) {
+  v1::Envelope envelope;
+  auto* ready = envelope.mutable_ready();
+  ready->set_role(v1::PEER_ROLE_FETCHER);
+  ready->set_threads(options_.threads);
+  ready->set_hostname(LocalHostname());
+  ready->set_pid(static_cast<uint32_t>(getpid()));
+  link.Send(envelope).IgnoreError();
+  if (&link == frontier_.get()) outstanding_credit_ = 0;
+}
+
+v1::Envelope FetcherNode::HeartbeatEnvelope() const {
+  v1::Envelope envelope;
+  auto* load = envelope.mutable_heartbeat()->mutable_load();
+  load->set_live_workers(static_cast<uint32_t>(pool_->live_threads()));
+  load->set_idle_workers(static_cast<uint32_t>(pool_->idle_threads()));
+  load->set_queued(static_cast<uint32_t>(pool_->queued()));
+  load->set_in_flight(static_cast<uint32_t>(held_.size()));
+  return envelope;
+}
+
+void FetcherNode::RunItem(const v1::WorkItem& item) {
+  if (t_processor.owner != this) {
+    t_processor.owner = this;
+    t_processor.processor = std::make_unique<PageProcessor>(
+        options_, MakeCurlHttpClient(options_.http), MakeHtmlParser(options_.parser), clock_);
+  }
+  outcomes_.Push(t_processor.processor->Process(item, codec_.sender_id()));
+}
+
+void FetcherNode::RequestWork() {
+  if (shutdown_received_) return;
+  const uint32_t capacity = options_.threads + options_.prefetch;
+  const uint64_t committed = held_.size() + outstanding_credit_;
+  if (committed >= capacity) return;
+  const uint32_t want = capacity - static_cast<uint32_t>(committed);
+  // Ask in chunks, not one URL at a time, to keep messages few.
+  if (want < std::max<uint32_t>(1, capacity / 4) && outstanding_credit_ > 0) return;
+  v1::Envelope envelope;
+  envelope.mutable_work_request()->set_credit(want);
+  if (frontier_->Send(envelope).ok()) outstanding_credit_ += want;
+}
+
+void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
+  switch (envelope.payload_case()) {
+    case v1::Envelope::kWorkBatch: {
+      const auto& items = envelope.work_batch().items();
+      outstanding_credit_ -= std::min<uint32_t>(outstanding_credit_, items.size());
+      for (const auto& item : items) {
+        if (held_.count(item.lease_id())) continue;  // duplicate delivery
+        Held& held = held_[item.lease_id()];
+        held.item = item;
+        spdlog::debug("leased url={} lease={} attempt={}", item.url(), item.lease_id(), item.attempt());
+        const bool queued = pool_->Submit(std::to_string(item.lease_id()),
+                                          [this, item] { RunItem(item); });
+        if (!queued) {
+          FetchOutcome outcome;
+          outcome.lease_id = item.lease_id();
+          outcome.report.set_status(v1::FETCH_STATUS_WORKER_FAILED);
+          outcome.report.set_error("worker pool refused the task");
+          outcomes_.Push(std::move(outcome));
+        }
+      }
+      break;
+    }
+    case v1::Envelope::kShutdown:
+      spdlog::info("frontier says shutdown reason={}", envelope.shutdown().reason());
+      shutdown_received_ = true;
+      break;
+    case v1::Envelope::kReject:
+      // The frontier does not know us (it restarted): introduce ourselves
+      // again; our old leases are void there, so forget the credit.
+      spdlog::info("frontier asked us to re-register: {}", envelope.reject().reason());
+      SayReady(*frontier_);
+      break;
+    case v1::Envelope::kHeartbeat:
+      break;
+    default:
+      ++counters_.malformed_messages;
+      spdlog::warn("unexpected message from frontier type={}", PayloadName(envelope));
+  }
+}
+
+void FetcherNode::HandleWriter(const v1::Envelope& envelope) {
+  switch (envelope.payload_case()) {
+    case v1::Envelope::kPageAck: {
+      const auto& ack = envelope.page_ack();
+      auto it = held_.find(LeaseIdOfPage(ack.page_id()));
+      if (it == held_.end() || !it->second.at_writer) return;  // late duplicate ack
+      v1::FetchReport report = std::move(it->second.outcome.report);
+      if (ack.stored()) {
+        ++counters_.pages_stored;
+      } else {
+        ++counters_.writer_failures;
+        spdlog::warn("writer could not store url={} error={}", report.url(), ack.error());
+        report.set_status(v1::FETCH_STATUS_WRITER_FAILED);
+        report.set_error(ack.error());
+        report.clear_links();
+      }
+      held_.erase(it);
+      SendReport(std::move(report));
+      break;
+    }
+    case v1::Envelope::kHeartbeat:
+      break;
+    case v1::Envelope::kReject:
+      SayReady(*writer_);
+      break;
+    default:
+      ++counters_.malformed_messages;
+      spdlog::warn("unexpected message from writer type={}", PayloadName(envelope));
+  }
+}
+
+void FetcherNode::HandleOutcome(FetchOutcome outcome) {
+  auto it = held_.find(outcome.lease_id);
+  if (it == held_.end()) return;  // e.g. a watchdog report after the real one
+  Held& held = it->second;
+  if (held.at_writer) return;
+  ++counters_.fetched;
+  if (outcome.report.status() == v1::FETCH_STATUS_WORKER_FAILED) {
+    ++counters_.worker_failures;
+    outcome.report.set_url(held.item.url());
+    spdlog::warn("worker failed url={} reason={}", held.item.url(), outcome.report.error());
+  }
+  if (!outcome.page) {
+    v1::FetchReport report = std::move(outcome.report);
+    held_.erase(it);
+    SendReport(std::move(report));
+    return;
+  }
+  held.outcome = std::move(outcome);
+  held.at_writer = true;
+  SendPageToWriter(held);
+}
+
+void FetcherNode::SendPageToWriter(Held& held) {
+  v1::Envelope envelope;
+  *envelope.mutable_page() = *held.outcome.page;  // kept for a resend
+  if (Status s = writer_->Send(envelope); !s.ok()) {
+    spdlog::debug("page not sent to writer yet url={} error={}", held.item.url(), s.message());
+  }
+}
+
+void FetcherNode::SendReport(v1::FetchReport report) {
+  v1::Envelope envelope;
+  *envelope.mutable_fetch_report() = std::move(report);
+  if (Status s = frontier_->Send(envelope); !s.ok()) {
+    // The lease will expire at the frontier and the URL be fetched again.
+    spdlog::warn("report lost url={} error={}", envelope.fetch_report().url(), s.message());
+  }
+}
+
+void FetcherNode::Maintain() {
+  if (frontier_->PeerSilentTooLong() && frontier_->ReconnectIfDue()) SayReady(*frontier_);
+  if (writer_->PeerSilentTooLong() && writer_->ReconnectIfDue()) {
+    SayReady(*writer_);
+    // Pages sent to a writer that vanished may not be durable: send again;
+    // the writer stores a page at most once per URL.
+    for (auto& [id, held] : held_) {
+      if (held.at_writer) SendPageToWriter(held);
+    }
+  }
+  frontier_->HeartbeatIfIdle(HeartbeatEnvelope());
+  writer_->HeartbeatIfIdle(HeartbeatEnvelope());
+}
+
+void FetcherNode::SayGoodbye(const std::string& reason) {
+  v1::Envelope envelope;
+  envelope.mutable_goodbye()->set_reason(reason);
+  frontier_->Send(envelope).IgnoreError();
+  writer_->Send(envelope).IgnoreError();
+}
+
+Status FetcherNode::Run() {
+  InboundMessage message;
+  std::vector<FetchOutcome> outcomes;
+  while (true) {
+    if (ShutdownSignal::Requested()) {
+      spdlog::info("fetcher stopping on signal; {} URLs held go back to the frontier", held_.size());
+      SayGoodbye("stopped by signal");
+      pool_->Shutdown(ThreadPool::ShutdownMode::kCancel);
+      return Status::Ok();
+    }
+    if (shutdown_received_ && options_.exit_on_shutdown && held_.empty()) {
+      SayGoodbye("crawl finished");
+      pool_->Shutdown(ThreadPool::ShutdownMode::kCancel);
+      spdlog::info("fetcher done fetched={} stored={} worker_failures={}", counters_.fetched,
+                   counters_.pages_stored, counters_.worker_failures);
+      return Status::Ok();
+    }
+    zmq::pollitem_t items[] = {
+        {frontier_->socket().handle(), 0, ZMQ_POLLIN, 0},
+        {writer_->socket().handle(), 0, ZMQ_POLLIN, 0},
+        {nullptr, outcomes_.fd(), ZMQ_POLLIN, 0},
+    };
+    try {
+      zmq::poll(items, 3, std::chrono::milliseconds(options_.heartbeat_ms / 2));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      return InternalError(std::string("poll: ") + e.what());
+    }
+    struct Source {
+      PeerLink* link;
+      bool frontier;
+    };
+    for (Source source : {Source{frontier_.get(), true}, Source{writer_.get(), false}}) {
+      for (int i = 0; i < 1000; ++i) {
+        Status s = ReceiveMessage(source.link->socket(), /*from_router=*/false, &message);
+        if (s.code() == StatusCode::kNotFound) break;
+        if (!s.ok()) {
+          ++counters_.malformed_messages;
+          continue;
+        }
+        auto envelope = EnvelopeCodec::Decode(message.payload);
+        if (!envelope.ok()) {
+          ++counters_.malformed_messages;
+          spdlog::warn("dropped malformed message from {}: {}", source.link->name(),
+                       envelope.status().message());
+          continue;
+        }
+        source.link->MarkSeen();
+        if (source.frontier) HandleFrontier(*envelope);
+        else HandleWriter(*envelope);
+      }
+    }
+    outcomes.clear();
+    outcomes_.Drain(outcomes);
+    for (auto& outcome : outcomes) HandleOutcome(std::move(outcome));
+    Maintain();
+    RequestWork();
+  }
+}
+
+}  // namespace zcrawl::fetcher

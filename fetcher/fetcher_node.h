@@ -1,0 +1,92 @@
+// FetcherNode: the fetcher process's main loop. It owns the two DEALER links
+// (frontier and writer) and the worker ThreadPool, and moves each leased URL
+// through its stages:
+//
+//   WorkBatch -> queued in pool -> fetched by a worker -> Page to writer
+//     -> PageAck (durable) -> FetchReport to frontier -> forgotten
+//
+// (URLs with nothing to store skip the writer.) Work is pulled by credit:
+// the node asks for as many URLs as it has free capacity (threads +
+// prefetch minus URLs held in any stage), so a slow writer slows fetching
+// instead of piling pages up in memory. At most `threads + prefetch` pages
+// are held, each at most max_body_bytes plus its text.
+//
+// Runs on one thread (the sockets' owner); workers hand results back through
+// a NotifyingQueue polled next to the sockets.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <zmq.hpp>
+
+#include "common/clock.h"
+#include "common/envelope_codec.h"
+#include "common/notifying_queue.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "fetcher/fetcher_options.h"
+#include "fetcher/page_processor.h"
+#include "fetcher/peer_link.h"
+
+namespace zcrawl::fetcher {
+
+struct FetcherCounters {
+  uint64_t fetched = 0;
+  uint64_t pages_stored = 0;
+  uint64_t writer_failures = 0;
+  uint64_t worker_failures = 0;
+  uint64_t malformed_messages = 0;
+};
+
+class FetcherNode {
+ public:
+  FetcherNode(const FetcherOptions& options, zmq::context_t& context, const Clock& clock);
+  ~FetcherNode();
+  FetcherNode(const FetcherNode&) = delete;
+  FetcherNode& operator=(const FetcherNode&) = delete;
+
+  Status Start();
+  // Returns when the frontier announces the end of the crawl (and
+  // exit_on_shutdown) or a shutdown signal arrives.
+  Status Run();
+
+  const FetcherCounters& counters() const { return counters_; }
+  const std::string& sender_id() const { return codec_.sender_id(); }
+
+ private:
+  struct Held {
+    v1::WorkItem item;
+    bool at_writer = false;
+    FetchOutcome outcome;  // valid once fetched
+  };
+
+  void HandleFrontier(const v1::Envelope& envelope);
+  void HandleWriter(const v1::Envelope& envelope);
+  void HandleOutcome(FetchOutcome outcome);
+  void SendReport(v1::FetchReport report);
+  void SendPageToWriter(Held& held);
+  void RequestWork();
+  void SayReady(PeerLink& link);
+  void Maintain();
+  void SayGoodbye(const std::string& reason);
+  v1::Envelope HeartbeatEnvelope() const;
+  void RunItem(const v1::WorkItem& item);
+
+  const FetcherOptions& options_;
+  zmq::context_t& context_;
+  const Clock& clock_;
+  EnvelopeCodec codec_;
+  std::unique_ptr<PeerLink> frontier_;
+  std::unique_ptr<PeerLink> writer_;
+  NotifyingQueue<FetchOutcome> outcomes_;
+  std::unique_ptr<ThreadPool> pool_;
+
+  std::unordered_map<uint64_t, Held> held_;  // by lease id
+  uint32_t outstanding_credit_ = 0;          // asked for, not yet received
+  bool shutdown_received_ = false;
+  FetcherCounters counters_;
+};
+
+}  // namespace zcrawl::fetcher

@@ -1,0 +1,61 @@
+// FetcherOptions: every setting of a fetcher process, with its default and
+// trade-off. docs/CONFIG.md lists the same keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/logging.h"
+
+namespace zcrawl::fetcher {
+
+struct HttpOptions {
+  // Names the crawler and where to learn about it, as polite crawlers do.
+  std::string user_agent = "zcrawl/0.1 (+https://github.com/zcrawl/zcrawl)";
+  int64_t connect_timeout_ms = 10000;
+  // Whole transfer, including redirects followed by libcurl (robots.txt).
+  int64_t total_timeout_ms = 60000;
+  // Abort when slower than low_speed_bytes per second for low_speed_ms.
+  int64_t low_speed_bytes = 100;
+  int64_t low_speed_ms = 15000;
+  // Bodies are cut off (and the URL failed as too large) past this many
+  // decoded bytes, so gzip bombs stop early too.
+  uint64_t max_body_bytes = 10ull << 20;
+  // Same-origin redirects followed per URL; cross-origin ones go back to
+  // the frontier as links so scope is decided there.
+  uint32_t max_redirects = 5;
+  bool verify_tls = true;
+};
+
+struct FetcherOptions {
+  std::string frontier = "tcp://127.0.0.1:5570";
+  std::string writer = "tcp://127.0.0.1:5571";
+  // Fetch workers. Each holds one URL at a time.
+  uint32_t threads = 16;
+  // Extra URLs requested beyond free workers, hiding the round trip to the
+  // frontier. Larger hoards work another fetcher could do.
+  uint32_t prefetch = 4;
+  // Idle workers exit after this long (<0: never).
+  int64_t keep_alive_ms = 60000;
+  // A fetch running longer than this is abandoned by the supervisor and
+  // reported as a worker failure (0: off).
+  int64_t watchdog_ms = 180000;
+  // HTML parser backend: gumbo or myhtml.
+  std::string parser = "gumbo";
+  // Follow links marked rel=nofollow or pages with meta robots nofollow.
+  bool ignore_nofollow = false;
+  // Store non-HTML responses (true) or report them as skipped.
+  bool store_non_html = true;
+  // Heartbeats and liveness, as in the frontier.
+  int64_t heartbeat_ms = 1000;
+  uint32_t liveness = 5;
+  // Reconnect backoff after a peer is lost: doubles up to the max.
+  int64_t reconnect_min_ms = 250;
+  int64_t reconnect_max_ms = 8000;
+  // Exit when the frontier says the crawl is over.
+  bool exit_on_shutdown = true;
+  HttpOptions http;
+  LoggingOptions logging;
+};
+
+}  // namespace zcrawl::fetcher

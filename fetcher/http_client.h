@@ -1,0 +1,58 @@
+// HttpClient: one HTTP GET with redirects, as the fetch workers need it.
+// CurlHttpClient is the libcurl implementation; tests may inject fakes.
+//
+// Thread-safety: one client per worker thread. A CurlHttpClient keeps its
+// easy handle between requests so connections to a host are reused.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fetcher/fetcher_options.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::fetcher {
+
+struct HttpRequest {
+  std::string url;
+  // Follow every redirect (any origin) through libcurl, up to
+  // max_redirects; used for robots.txt. Otherwise only same-origin
+  // redirects are followed and a cross-origin one ends the fetch.
+  bool follow_any_redirect = false;
+  // Overrides HttpOptions::max_body_bytes when non-zero; with
+  // truncate_body the body is cut there instead of failing.
+  uint64_t max_body_bytes = 0;
+  bool truncate_body = false;
+};
+
+struct HttpResponse {
+  v1::FetchStatus status = v1::FETCH_STATUS_UNSPECIFIED;  // OK when a response came
+  std::string error;           // detail when status is not OK
+  uint32_t http_status = 0;
+  std::string final_url;       // after followed redirects
+  std::string location;        // Location of a final 3xx (absolute), if any
+  std::vector<v1::Header> headers;  // of the final response
+  std::string body;            // decoded (content-encoding removed)
+  bool body_truncated = false;
+  std::vector<v1::Redirect> redirects;
+  v1::Timings timings;
+  std::string ip_address;
+  std::string http_version;    // "HTTP/1.1", "HTTP/2"
+  std::string request_headers; // of the final request, as sent
+  uint32_t retry_after_ms = 0;
+};
+
+class HttpClient {
+ public:
+  virtual ~HttpClient() = default;
+  virtual HttpResponse Fetch(const HttpRequest& request) = 0;
+};
+
+std::unique_ptr<HttpClient> MakeCurlHttpClient(const HttpOptions& options);
+
+// Value of the first header named `name` (case-insensitive), or "".
+std::string_view FindHeader(const std::vector<v1::Header>& headers, std::string_view name);
+
+}  // namespace zcrawl::fetcher

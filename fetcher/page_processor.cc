@@ -1,0 +1,143 @@
+#include "fetcher/page_processor.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/url.h"
+#include "fetcher/charset.h"
+#include "fetcher/link_resolver.h"
+
+namespace zcrawl::fetcher {
+namespace {
+
+constexpr uint64_t kMaxRobotsBytes = 512000;  // RFC 9309: parse at least 500 KiB
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MediaType(std::string_view content_type_header) {
+  std::string_view type = content_type_header.substr(0, content_type_header.find(';'));
+  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
+  while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
+  return Lower(type);
+}
+
+bool IsHtmlContentType(std::string_view media_type) {
+  return media_type == "text/html" || media_type == "application/xhtml+xml";
+}
+
+PageProcessor::PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
+                             std::unique_ptr<HtmlParser> parser, const Clock& clock)
+    : options_(options), http_(std::move(http)), parser_(std::move(parser)), clock_(clock) {}
+
+FetchOutcome PageProcessor::FetchRobots(const v1::WorkItem& item) {
+  FetchOutcome outcome;
+  HttpRequest request;
+  request.url = item.url();
+  request.follow_any_redirect = true;
+  request.max_body_bytes = kMaxRobotsBytes;
+  request.truncate_body = true;
+  HttpResponse response = http_->Fetch(request);
+  v1::FetchReport& report = outcome.report;
+  report.set_status(response.status);
+  report.set_http_status(response.http_status);
+  report.set_error(response.error);
+  report.set_final_url(response.final_url);
+  report.set_robots_txt_found(response.status == v1::FETCH_STATUS_OK && response.http_status >= 200 &&
+                              response.http_status < 300);
+  if (report.robots_txt_found()) report.set_robots_txt(std::move(response.body));
+  return outcome;
+}
+
+FetchOutcome PageProcessor::Process(const v1::WorkItem& item, const std::string& sender_id) {
+  const int64_t started = clock_.NowMs();
+  FetchOutcome outcome = item.robots_only() ? FetchRobots(item) : FetchOutcome{};
+  outcome.lease_id = item.lease_id();
+  v1::FetchReport& report = outcome.report;
+  report.set_lease_id(item.lease_id());
+  report.set_url(item.url());
+  if (item.robots_only()) {
+    report.set_fetch_ms(static_cast<uint32_t>(clock_.NowMs() - started));
+    return outcome;
+  }
+
+  HttpRequest request;
+  request.url = item.url();
+  HttpResponse response = http_->Fetch(request);
+  report.set_status(response.status);
+  report.set_http_status(response.http_status);
+  report.set_error(response.error);
+  report.set_final_url(response.final_url);
+  report.set_retry_after_ms(response.retry_after_ms);
+  report.set_body_bytes(response.body.size());
+  report.set_fetch_ms(static_cast<uint32_t>(clock_.NowMs() - started));
+  if (response.status != v1::FETCH_STATUS_OK) return outcome;
+  // Retryable answers are not stored: the frontier will ask again.
+  if (response.http_status == 429 || response.http_status >= 500) return outcome;
+
+  const std::string media_type = MediaType(FindHeader(response.headers, "content-type"));
+  const bool html = IsHtmlContentType(media_type);
+  if (!html && !options_.store_non_html) {
+    report.set_status(v1::FETCH_STATUS_SKIPPED_CONTENT);
+    report.set_error("content type " + media_type);
+    return outcome;
+  }
+
+  v1::Page& page = outcome.page.emplace();
+  page.set_page_id(sender_id + "/" + std::to_string(item.lease_id()));
+  page.set_url(item.url());
+  page.set_dedup_key(item.url());
+  page.set_final_url(response.final_url);
+  page.set_http_status(response.http_status);
+  page.set_content_type(media_type);
+  page.set_fetched_at_ms(clock_.WallMs());
+  page.set_depth(item.depth());
+  page.set_ip_address(response.ip_address);
+  page.set_http_version(response.http_version);
+  page.set_request_headers(response.request_headers);
+  page.set_body_truncated(response.body_truncated);
+  *page.mutable_timings() = response.timings;
+  for (auto& header : response.headers) *page.add_headers() = std::move(header);
+  for (auto& redirect : response.redirects) *page.add_redirects() = std::move(redirect);
+
+  if (html) ParseHtml(response, page);
+  // A cross-origin redirect ends here; its target is a link for the
+  // frontier to judge.
+  if (response.http_status >= 300 && response.http_status < 400 && !response.location.empty()) {
+    v1::Link* link = page.add_links();
+    link->set_url(response.location);
+  }
+  page.set_body(std::move(response.body));
+  *report.mutable_links() = page.links();
+  return outcome;
+}
+
+void PageProcessor::ParseHtml(const HttpResponse& response, v1::Page& page) {
+  const std::string charset =
+      DetectCharset(FindHeader(response.headers, "content-type"), response.body);
+  page.set_charset(charset);
+  std::string decoded;
+  std::string_view utf8;
+  auto converted = DecodeToUtf8(response.body, charset);
+  if (converted.ok()) {
+    decoded = std::move(*converted);
+  } else {
+    decoded = SanitizeUtf8(response.body);
+  }
+  utf8 = decoded;
+  ParsedHtml parsed = parser_->Parse(utf8);
+  auto page_url = Url::Parse(response.final_url);
+  if (!page_url.ok()) return;
+  ResolvedLinks resolved = ResolveLinks(parsed, *page_url, options_.ignore_nofollow);
+  page.set_title(std::move(parsed.title));
+  page.set_text(std::move(parsed.text));
+  for (auto& link : resolved.links) *page.add_links() = std::move(link);
+}
+
+}  // namespace zcrawl::fetcher

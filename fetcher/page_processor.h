@@ -1,0 +1,50 @@
+// PageProcessor: the work of one fetch worker for one leased URL: fetch it,
+// and for HTML decode the charset, parse, extract title, text and links.
+// Produces the report for the frontier and, when there is something to
+// store, the page for the writer.
+//
+// Thread-safety: one processor per worker thread (it owns that thread's
+// HttpClient and HtmlParser).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/clock.h"
+#include "fetcher/fetcher_options.h"
+#include "fetcher/html_parser.h"
+#include "fetcher/http_client.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::fetcher {
+
+struct FetchOutcome {
+  uint64_t lease_id = 0;
+  v1::FetchReport report;         // to the frontier, once the page is durable
+  std::optional<v1::Page> page;   // to the writer first, if set
+};
+
+class PageProcessor {
+ public:
+  PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
+                std::unique_ptr<HtmlParser> parser, const Clock& clock);
+
+  FetchOutcome Process(const v1::WorkItem& item, const std::string& sender_id);
+
+ private:
+  FetchOutcome FetchRobots(const v1::WorkItem& item);
+  void ParseHtml(const HttpResponse& response, v1::Page& page);
+
+  const FetcherOptions& options_;
+  std::unique_ptr<HttpClient> http_;
+  std::unique_ptr<HtmlParser> parser_;
+  const Clock& clock_;
+};
+
+// True for media types we parse as HTML.
+bool IsHtmlContentType(std::string_view media_type);
+// "text/html; charset=UTF-8" -> "text/html".
+std::string MediaType(std::string_view content_type_header);
+
+}  // namespace zcrawl::fetcher

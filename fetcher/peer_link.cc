@@ -1,0 +1,70 @@
+#include "fetcher/peer_link.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "common/zmq_io.h"
+
+namespace zcrawl::fetcher {
+
+PeerLink::PeerLink(zmq::context_t& context, PeerLinkSettings settings, EnvelopeCodec& codec,
+                   const Clock& clock)
+    : context_(context),
+      settings_(std::move(settings)),
+      codec_(codec),
+      clock_(clock),
+      backoff_ms_(settings_.reconnect_min_ms) {}
+
+Status PeerLink::Connect() {
+  SocketSettings socket_settings;
+  socket_settings.identity = settings_.identity;
+  auto socket = MakeSocket(context_, zmq::socket_type::dealer, socket_settings);
+  if (!socket.ok()) return socket.status();
+  socket_ = std::move(*socket);
+  // Reconnect quickly after a peer restart, but never faster than 100 ms.
+  socket_.set(zmq::sockopt::reconnect_ivl, 100);
+  socket_.set(zmq::sockopt::reconnect_ivl_max, static_cast<int>(settings_.reconnect_max_ms));
+  if (Status s = zcrawl::Connect(socket_, settings_.endpoint); !s.ok()) return s;
+  const int64_t now = clock_.NowMs();
+  last_connect_ms_ = now;
+  last_seen_ms_ = now;  // grace period before declaring the new peer dead
+  return Status::Ok();
+}
+
+bool PeerLink::ReconnectIfDue() {
+  const int64_t now = clock_.NowMs();
+  if (now - last_connect_ms_ < backoff_ms_) return false;
+  spdlog::warn("{} silent for {} ms; reconnecting endpoint={} backoff_ms={}", settings_.name,
+               now - last_seen_ms_, settings_.endpoint, backoff_ms_);
+  backoff_ms_ = std::min(backoff_ms_ * 2, settings_.reconnect_max_ms);
+  socket_.close();
+  if (Status s = Connect(); !s.ok()) {
+    spdlog::error("{} reconnect failed: {}", settings_.name, s.message());
+    return false;
+  }
+  return true;
+}
+
+Status PeerLink::Send(v1::Envelope& envelope) {
+  const std::string bytes = codec_.Encode(envelope);
+  Status s = SendFrame(socket_, bytes);
+  if (s.ok()) last_sent_ms_ = clock_.NowMs();
+  return s;
+}
+
+void PeerLink::HeartbeatIfIdle(v1::Envelope heartbeat) {
+  if (clock_.NowMs() - last_sent_ms_ < settings_.heartbeat_ms) return;
+  Send(heartbeat).IgnoreError();  // a full queue means the peer is busy, not gone
+}
+
+void PeerLink::MarkSeen() {
+  last_seen_ms_ = clock_.NowMs();
+  backoff_ms_ = settings_.reconnect_min_ms;
+}
+
+bool PeerLink::PeerSilentTooLong() const {
+  return clock_.NowMs() - last_seen_ms_ > settings_.heartbeat_ms * settings_.liveness;
+}
+
+}  // namespace zcrawl::fetcher

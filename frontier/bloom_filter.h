@@ -1,0 +1,39 @@
+// BloomFilter over 64-bit fingerprints: answers "definitely new" or "maybe
+// seen". It sits in front of the exact fingerprint set so that a lookup of a
+// new URL usually costs one cache-friendly probe sequence and never touches
+// the big table; "maybe seen" is always confirmed by the exact set, so a
+// false positive never skips a URL.
+//
+// Sizing: m = 10 bits per expected entry and k = 7 probes give a false
+// positive rate of about 0.8% at the expected count; the probes are taken
+// from one 64-byte block (a "blocked" Bloom filter) so a lookup is one cache
+// miss. Past the expected count the rate rises gracefully (it only costs
+// exact-set lookups). Not internally synchronised: VisitedSet guards it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace zcrawl::frontier {
+
+class BloomFilter {
+ public:
+  explicit BloomFilter(uint64_t expected_entries);
+
+  void Add(uint64_t fingerprint);
+  bool MayContain(uint64_t fingerprint) const;
+  uint64_t memory_bytes() const { return blocks_.size() * sizeof(Block); }
+
+ private:
+  struct alignas(64) Block {
+    uint64_t words[8];
+  };
+  static constexpr int kProbes = 7;
+
+  const Block& BlockFor(uint64_t fingerprint) const;
+
+  std::vector<Block> blocks_;
+  uint64_t block_mask_;
+};
+
+}  // namespace zcrawl::frontier

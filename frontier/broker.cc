@@ -1,0 +1,441 @@
+#include "frontier/broker.h"
+
+#include <algorithm>
+#include <climits>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "common/json_writer.h"
+#include "common/shutdown_signal.h"
+#include "common/url.h"
+#include "common/zmq_io.h"
+
+namespace zcrawl::frontier {
+namespace {
+
+constexpr int64_t kProgressIntervalMs = 5000;
+constexpr uint32_t kMaxCredit = 100000;
+
+std::string MakeSenderId() { return "frontier-" + std::to_string(getpid()); }
+
+SchedulerOptions ToSchedulerOptions(const FrontierOptions& o) {
+  SchedulerOptions s;
+  s.delay_ms = o.delay_ms;
+  s.per_host = o.per_host;
+  s.obey_robots = o.obey_robots;
+  s.robots_agent = o.robots_agent;
+  s.lease_ms = o.lease_ms;
+  s.retries = o.retries;
+  s.retry_base_ms = o.retry_base_ms;
+  return s;
+}
+
+}  // namespace
+
+Broker::Broker(const FrontierOptions& options, zmq::context_t& context, const Clock& clock)
+    : options_(options),
+      context_(context),
+      clock_(clock),
+      codec_(MakeSenderId()),
+      visited_(options.expected_urls),
+      scheduler_(std::make_unique<CrawlScheduler>(ToSchedulerOptions(options), clock)) {}
+
+Broker::~Broker() {
+  if (admitter_) admitter_->Stop();
+}
+
+Status Broker::Start() {
+  started_ms_ = clock_.NowMs();
+  last_progress_ms_ = started_ms_;
+  // Seeds first: a bad seed is a configuration error, reported before any
+  // socket is bound.
+  std::vector<Url> seeds;
+  ScopeOptions scope;
+  for (const auto& text : options_.seeds) {
+    auto url = Url::Parse(text);
+    if (!url.ok()) return InvalidArgumentError("seed '" + text + "' is not a URL: " + url.status().message());
+    if (url->scheme() != "http" && url->scheme() != "https") {
+      return InvalidArgumentError("seed '" + text + "' is not http or https");
+    }
+    url->ClearFragment();
+    scope.seed_hosts.emplace_back(url->hostname());
+    seeds.push_back(std::move(*url));
+  }
+  if (seeds.empty()) return InvalidArgumentError("no seed URLs given");
+  scope.allow_domains = options_.allow_domains;
+  scope.max_depth = options_.max_depth;
+  scope.max_url_length = options_.max_url_length;
+  scope_ = std::make_unique<ScopePolicy>(std::move(scope));
+
+  SocketSettings settings;
+  auto socket = MakeSocket(context_, zmq::socket_type::router, settings);
+  if (!socket.ok()) return socket.status();
+  socket_ = std::move(*socket);
+  socket_.set(zmq::sockopt::router_handover, 1);  // a reconnecting fetcher keeps its id
+  if (Status s = Bind(socket_, options_.bind); !s.ok()) return s;
+  spdlog::info("frontier listening endpoint={} seeds={}", options_.bind, seeds.size());
+
+  admitter_ = std::make_unique<LinkAdmitter>(*scope_, visited_, options_.link_threads);
+  AdmissionJob job;
+  for (const auto& seed : seeds) job.links.push_back(seed.href());
+  AdmissionResult result = admitter_->Admit(job);
+  AdmitResult(result);
+  return Status::Ok();
+}
+
+void Broker::AdmitResult(AdmissionResult& result) {
+  counters_.links_invalid += result.invalid;
+  counters_.links_out_of_scope += result.out_of_scope;
+  counters_.links_duplicate += result.duplicates;
+  for (AdmittedUrl& url : result.admitted) {
+    if (options_.max_pages > 0 && counters_.admitted >= options_.max_pages) {
+      ++counters_.links_over_limit;
+      continue;
+    }
+    ++counters_.admitted;
+    spdlog::debug("admitted url={} depth={}", url.url, url.depth);
+    scheduler_->Enqueue(std::move(url.url), url.origin, url.depth);
+  }
+}
+
+void Broker::DrainAdmissions() {
+  std::vector<AdmissionResult> results;
+  admitter_->results().Drain(results);
+  for (auto& result : results) {
+    AdmitResult(result);
+    --pending_admissions_;
+  }
+}
+
+void Broker::Send(Peer& peer, v1::Envelope& envelope) {
+  const std::string bytes = codec_.Encode(envelope);
+  Status s = SendToPeer(socket_, peer.identity, bytes);
+  if (!s.ok()) {
+    spdlog::debug("send failed peer={} error={}", peer.sender_id, s.ToString());
+    return;
+  }
+  peer.last_sent_ms = clock_.NowMs();
+}
+
+void Broker::HandleMessage(const std::string& identity, const std::string& payload) {
+  auto decoded = EnvelopeCodec::Decode(payload);
+  if (!decoded.ok()) {
+    ++counters_.malformed_messages;
+    spdlog::warn("dropped malformed message bytes={} error={}", payload.size(),
+                 decoded.status().message());
+    return;
+  }
+  v1::Envelope& envelope = *decoded;
+  const int64_t now = clock_.NowMs();
+  auto it = peers_.find(identity);
+  const bool is_new = it == peers_.end();
+  if (is_new) {
+    Peer peer;
+    peer.identity = identity;
+    peer.sender_id = envelope.sender_id();
+    it = peers_.emplace(identity, std::move(peer)).first;
+  }
+  Peer& peer = it->second;
+  peer.last_seen_ms = now;
+  spdlog::trace("message peer={} type={}", peer.sender_id, PayloadName(envelope));
+
+  switch (envelope.payload_case()) {
+    case v1::Envelope::kReady: {
+      const auto& ready = envelope.ready();
+      peer.role = ready.role();
+      peer.sender_id = envelope.sender_id();
+      peer.hostname = ready.hostname();
+      peer.pid = ready.pid();
+      peer.credit = 0;  // a (re)joining fetcher asks afresh
+      spdlog::info("peer joined id={} role={} host={} pid={} threads={}", peer.sender_id,
+                   v1::PeerRole_Name(peer.role), peer.hostname, peer.pid, ready.threads());
+      v1::Envelope reply;
+      if (finished_) {
+        reply.mutable_shutdown()->set_reason("crawl finished");
+        peer.told_shutdown = true;
+      } else {
+        reply.mutable_heartbeat();
+      }
+      Send(peer, reply);
+      return;
+    }
+    case v1::Envelope::kStatusRequest:
+      if (is_new) peer.role = v1::PEER_ROLE_CONTROL;
+      SendStatus(peer);
+      if (is_new) peers_.erase(identity);  // control tools are one-shot
+      return;
+    default:
+      break;
+  }
+
+  if (is_new || peer.role == v1::PEER_ROLE_UNSPECIFIED) {
+    // Typically a fetcher that was connected to a previous frontier run: it
+    // must say READY so both sides agree on its credit.
+    peer.role = envelope.has_page_ack() ? v1::PEER_ROLE_WRITER : v1::PEER_ROLE_FETCHER;
+    v1::Envelope reject;
+    reject.mutable_reject()->set_reason("unknown peer: send ready first");
+    Send(peer, reject);
+  }
+
+  switch (envelope.payload_case()) {
+    case v1::Envelope::kHeartbeat:
+      if (envelope.heartbeat().has_load()) peer.load = envelope.heartbeat().load();
+      break;
+    case v1::Envelope::kWorkRequest:
+      if (peer.role == v1::PEER_ROLE_FETCHER) {
+        peer.credit = std::min(kMaxCredit, peer.credit + envelope.work_request().credit());
+      }
+      break;
+    case v1::Envelope::kFetchReport:
+      HandleReport(peer, envelope.fetch_report());
+      break;
+    case v1::Envelope::kGoodbye:
+      spdlog::info("peer left id={} reason={}", peer.sender_id, envelope.goodbye().reason());
+      scheduler_->ReleaseFetcher(peer.identity, /*count_attempt=*/false);
+      peers_.erase(identity);
+      break;
+    default:
+      ++counters_.malformed_messages;
+      spdlog::warn("unexpected message type={} from={}", PayloadName(envelope), peer.sender_id);
+      break;
+  }
+}
+
+void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
+  ++counters_.reports;
+  Completion completion = scheduler_->Complete(peer.identity, report);
+  if (!completion.known_lease) {
+    ++counters_.stale_reports;
+    spdlog::debug("stale report url={} lease={}", report.url(), report.lease_id());
+    return;
+  }
+  spdlog::debug("report url={} status={} http={} links={}", report.url(),
+                v1::FetchStatus_Name(report.status()), report.http_status(), report.links_size());
+  // The final URL of a redirect chain is the same page: mark it seen.
+  if (!report.final_url().empty() && report.final_url() != report.url()) {
+    auto final_url = Url::Parse(report.final_url());
+    if (final_url.ok()) {
+      final_url->ClearFragment();
+      (void)visited_.InsertIfNew(final_url->href());
+    }
+  }
+  if (!completion.follow_links || report.links_size() == 0) return;
+  AdmissionJob job;
+  job.depth = completion.depth + 1;
+  job.links.reserve(report.links_size());
+  for (const auto& link : report.links()) {
+    if (!link.nofollow()) job.links.push_back(link.url());
+  }
+  counters_.links_reported += job.links.size();
+  if (job.links.empty()) return;
+  ++pending_admissions_;
+  admitter_->Submit(std::move(job));
+}
+
+void Broker::Dispatch() {
+  if (finished_) return;
+  // Round-robin over fetchers with credit, starting after the last served.
+  std::vector<Peer*> order;
+  for (auto& [id, peer] : peers_) {
+    if (peer.role == v1::PEER_ROLE_FETCHER && peer.credit > 0) order.push_back(&peer);
+  }
+  if (order.empty()) return;
+  std::stable_partition(order.begin(), order.end(),
+                        [&](Peer* p) { return p->identity > last_dispatched_; });
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (Peer* peer : order) {
+      if (peer->credit == 0) continue;
+      const uint32_t want = std::min(peer->credit, options_.max_batch);
+      auto items = scheduler_->Lease(peer->identity, want);
+      if (items.empty()) return;  // nothing ready for anyone
+      v1::Envelope envelope;
+      auto* batch = envelope.mutable_work_batch();
+      for (auto& item : items) *batch->add_items() = std::move(item);
+      peer->credit -= static_cast<uint32_t>(batch->items_size());
+      last_dispatched_ = peer->identity;
+      Send(*peer, envelope);
+      progress = true;
+    }
+  }
+}
+
+void Broker::Maintain() {
+  const int64_t now = clock_.NowMs();
+  const int64_t dead_after = options_.heartbeat_ms * options_.liveness;
+  for (auto it = peers_.begin(); it != peers_.end();) {
+    Peer& peer = it->second;
+    if (now - peer.last_seen_ms > dead_after) {
+      ++counters_.peers_lost;
+      const uint64_t held = scheduler_->leases_of(peer.identity);
+      spdlog::warn("peer lost id={} silent_ms={} leases_returned={}", peer.sender_id,
+                   now - peer.last_seen_ms, held);
+      scheduler_->ReleaseFetcher(peer.identity, /*count_attempt=*/true);
+      it = peers_.erase(it);
+      continue;
+    }
+    if (now - peer.last_sent_ms >= options_.heartbeat_ms) {
+      v1::Envelope heartbeat;
+      heartbeat.mutable_heartbeat();
+      Send(peer, heartbeat);
+    }
+    ++it;
+  }
+  scheduler_->ExpireLeases();
+}
+
+void Broker::AnnounceShutdown(const std::string& reason) {
+  for (auto& [id, peer] : peers_) {
+    if (peer.told_shutdown) continue;
+    v1::Envelope envelope;
+    envelope.mutable_shutdown()->set_reason(reason);
+    Send(peer, envelope);
+    peer.told_shutdown = true;
+  }
+}
+
+bool Broker::AllFetchersGone() const {
+  for (const auto& [id, peer] : peers_) {
+    if (peer.role == v1::PEER_ROLE_FETCHER || peer.role == v1::PEER_ROLE_WRITER) return false;
+  }
+  return true;
+}
+
+void Broker::SendStatus(Peer& peer) {
+  v1::Envelope envelope;
+  auto* status = envelope.mutable_status_reply();
+  const auto& counts = scheduler_->counts();
+  status->set_waiting(counts.waiting);
+  status->set_leased(counts.leased);
+  status->set_done(counts.done);
+  status->set_failed(counts.failed);
+  status->set_seen(visited_.size());
+  status->set_pages_per_second(pages_per_second_);
+  status->set_finished(finished_);
+  status->set_uptime_ms(static_cast<uint64_t>(clock_.NowMs() - started_ms_));
+  for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);
+  const int64_t now = clock_.NowMs();
+  for (const auto& [id, p] : peers_) {
+    if (p.role != v1::PEER_ROLE_FETCHER) continue;
+    auto* row = status->add_fetchers();
+    row->set_sender_id(p.sender_id);
+    row->set_leased(scheduler_->leases_of(p.identity));
+    *row->mutable_load() = p.load;
+    row->set_last_seen_ms_ago(static_cast<uint64_t>(now - p.last_seen_ms));
+  }
+  Send(peer, envelope);
+}
+
+void Broker::LogProgress(bool final) {
+  const int64_t now = clock_.NowMs();
+  const auto& c = scheduler_->counts();
+  const uint64_t completed = c.done + c.failed;
+  if (now > last_progress_ms_) {
+    pages_per_second_ = static_cast<double>(completed - done_at_last_progress_) * 1000.0 /
+                        static_cast<double>(now - last_progress_ms_);
+  }
+  last_progress_ms_ = now;
+  done_at_last_progress_ = completed;
+  spdlog::info("{} done={} failed={} waiting={} leased={} seen={} origins={} rate={:.1f}/s",
+               final ? "crawl finished" : "progress", c.done, c.failed, c.waiting, c.leased,
+               visited_.size(), scheduler_->origin_count(), pages_per_second_);
+}
+
+void Broker::WriteSummary() const {
+  if (options_.summary_file.empty()) return;
+  const auto& c = scheduler_->counts();
+  JsonWriter json;
+  json.BeginObject()
+      .Key("finished").Bool(finished_)
+      .Key("done").Uint(c.done)
+      .Key("failed").Uint(c.failed)
+      .Key("waiting").Uint(c.waiting)
+      .Key("leased").Uint(c.leased)
+      .Key("retried").Uint(c.retried)
+      .Key("seen").Uint(visited_.size())
+      .Key("origins").Uint(scheduler_->origin_count())
+      .Key("seconds").Uint(static_cast<uint64_t>((clock_.NowMs() - started_ms_) / 1000));
+  json.Key("status_classes").BeginObject();
+  for (const auto& [name, n] : scheduler_->status_classes()) json.Key(name).Uint(n);
+  json.EndObject();
+  json.Key("failure_reasons").BeginObject();
+  for (const auto& [name, n] : scheduler_->failure_reasons()) json.Key(name).Uint(n);
+  json.EndObject();
+  json.Key("links").BeginObject()
+      .Key("reported").Uint(counters_.links_reported)
+      .Key("invalid").Uint(counters_.links_invalid)
+      .Key("out_of_scope").Uint(counters_.links_out_of_scope)
+      .Key("over_limit").Uint(counters_.links_over_limit)
+      .EndObject();
+  json.EndObject();
+  std::ofstream out(options_.summary_file, std::ios::trunc);
+  out << json.str() << "\n";
+  if (!out) spdlog::warn("cannot write summary file={}", options_.summary_file);
+}
+
+int Broker::PollTimeoutMs() const {
+  const int64_t now = clock_.NowMs();
+  int64_t timeout = options_.heartbeat_ms;
+  const int64_t next = scheduler_->NextEventMs();
+  if (next != INT64_MAX) timeout = std::min(timeout, std::max<int64_t>(0, next - now));
+  return static_cast<int>(std::max<int64_t>(timeout, 0));
+}
+
+Status Broker::Run() {
+  InboundMessage message;
+  while (true) {
+    if (ShutdownSignal::Requested()) {
+      spdlog::info("frontier stopping on signal {}", ShutdownSignal::SignalNumber());
+      AnnounceShutdown("stopped by operator");
+      LogProgress(false);
+      WriteSummary();
+      return Status::Ok();
+    }
+    zmq::pollitem_t items[] = {
+        {socket_.handle(), 0, ZMQ_POLLIN, 0},
+        {nullptr, admitter_->results().fd(), ZMQ_POLLIN, 0},
+    };
+    try {
+      zmq::poll(items, 2, std::chrono::milliseconds(PollTimeoutMs()));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      return InternalError(std::string("poll: ") + e.what());
+    }
+    // Bounded batch per wake-up so admissions and dispatch interleave.
+    for (int i = 0; i < 1000; ++i) {
+      Status s = ReceiveMessage(socket_, /*from_router=*/true, &message);
+      if (s.code() == StatusCode::kNotFound) break;
+      if (!s.ok()) {
+        ++counters_.malformed_messages;
+        spdlog::warn("dropped message error={}", s.message());
+        continue;
+      }
+      HandleMessage(message.identity, message.payload);
+    }
+    if (items[1].revents & ZMQ_POLLIN) DrainAdmissions();
+    Maintain();
+    Dispatch();
+
+    const int64_t now = clock_.NowMs();
+    if (now - last_progress_ms_ >= kProgressIntervalMs) LogProgress(false);
+
+    if (!finished_ && scheduler_->Drained() && pending_admissions_ == 0) {
+      finished_ = true;
+      shutdown_started_ms_ = now;
+      LogProgress(true);
+      AnnounceShutdown("crawl finished");
+    }
+    if (finished_) {
+      AnnounceShutdown("crawl finished");  // peers that joined since
+      if (!options_.exit_when_done) continue;
+      if (AllFetchersGone() || now - shutdown_started_ms_ > options_.shutdown_grace_ms) {
+        WriteSummary();
+        return Status::Ok();
+      }
+    }
+  }
+}
+
+}  // namespace zcrawl::frontier

@@ -1,0 +1,97 @@
+// Broker: the frontier's main loop. Owns the ROUTER socket that fetchers,
+// the writer and status tools talk to, the CrawlScheduler, and the
+// LinkAdmitter threads; detects dead peers by heartbeat and the end of the
+// crawl (nothing waiting, nothing leased, no links being admitted).
+//
+// Runs on one thread (the socket's owner). Everything it shares with other
+// threads goes through LinkAdmitter (jobs in, results via eventfd).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <zmq.hpp>
+
+#include "common/clock.h"
+#include "common/envelope_codec.h"
+#include "common/status.h"
+#include "frontier/crawl_scheduler.h"
+#include "frontier/frontier_options.h"
+#include "frontier/link_admitter.h"
+#include "frontier/peer.h"
+#include "frontier/scope_policy.h"
+#include "frontier/visited_set.h"
+
+namespace zcrawl::frontier {
+
+struct BrokerCounters {
+  uint64_t malformed_messages = 0;
+  uint64_t reports = 0;
+  uint64_t stale_reports = 0;
+  uint64_t links_reported = 0;
+  uint64_t links_invalid = 0;
+  uint64_t links_out_of_scope = 0;
+  uint64_t links_duplicate = 0;
+  uint64_t links_over_limit = 0;
+  uint64_t admitted = 0;
+  uint64_t peers_lost = 0;
+};
+
+class Broker {
+ public:
+  Broker(const FrontierOptions& options, zmq::context_t& context, const Clock& clock);
+  ~Broker();
+  Broker(const Broker&) = delete;
+  Broker& operator=(const Broker&) = delete;
+
+  // Validates seeds, binds the socket, admits the seeds.
+  Status Start();
+  // Serves until the crawl is finished and peers were told, or a shutdown
+  // signal arrives. OK in both cases.
+  Status Run();
+
+  bool finished() const { return finished_; }
+  const CrawlScheduler& scheduler() const { return *scheduler_; }
+  const BrokerCounters& counters() const { return counters_; }
+
+ private:
+  void HandleMessage(const std::string& identity, const std::string& payload);
+  void HandleReport(Peer& peer, const v1::FetchReport& report);
+  void DrainAdmissions();
+  void AdmitResult(AdmissionResult& result);
+  void Dispatch();
+  void Maintain();  // heartbeats, dead peers, lease expiry
+  void AnnounceShutdown(const std::string& reason);
+  bool AllFetchersGone() const;
+  void LogProgress(bool final);
+  void WriteSummary() const;
+  void Send(Peer& peer, v1::Envelope& envelope);
+  void SendStatus(Peer& peer);
+  int PollTimeoutMs() const;
+
+  const FrontierOptions& options_;
+  zmq::context_t& context_;
+  const Clock& clock_;
+  EnvelopeCodec codec_;
+  zmq::socket_t socket_;
+
+  std::unique_ptr<ScopePolicy> scope_;
+  VisitedSet visited_;
+  std::unique_ptr<CrawlScheduler> scheduler_;
+  std::unique_ptr<LinkAdmitter> admitter_;
+  uint64_t pending_admissions_ = 0;
+
+  std::map<std::string, Peer> peers_;  // by routing id
+  std::string last_dispatched_;        // round-robin cursor over fetchers
+
+  BrokerCounters counters_;
+  bool finished_ = false;
+  int64_t started_ms_ = 0;
+  int64_t shutdown_started_ms_ = 0;
+  int64_t last_progress_ms_ = 0;
+  uint64_t done_at_last_progress_ = 0;
+  double pages_per_second_ = 0;
+};
+
+}  // namespace zcrawl::frontier

@@ -1,0 +1,364 @@
+#include "frontier/crawl_scheduler.h"
+
+#include <algorithm>
+#include <climits>
+#include <random>
+
+#include <spdlog/spdlog.h>
+
+namespace zcrawl::frontier {
+namespace {
+
+constexpr int64_t kMaxBackoffMs = 5 * 60 * 1000;
+constexpr int64_t kMaxRetryAfterMs = 60 * 60 * 1000;
+constexpr int64_t kMaxCrawlDelayMs = 60 * 1000;
+
+// "/path?query" of a normalised absolute URL, for robots.txt matching.
+std::string_view PathAndQuery(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return "/";
+  const size_t path = url.find('/', scheme_end + 3);
+  if (path == std::string_view::npos) return "/";
+  return url.substr(path);
+}
+
+std::string StatusClass(uint32_t http_status) {
+  if (http_status < 100 || http_status > 599) return "other";
+  return std::to_string(http_status / 100) + "xx";
+}
+
+bool IsRetryableStatus(v1::FetchStatus status) {
+  return status == v1::FETCH_STATUS_NETWORK_ERROR || status == v1::FETCH_STATUS_TIMEOUT ||
+         status == v1::FETCH_STATUS_WORKER_FAILED || status == v1::FETCH_STATUS_WRITER_FAILED;
+}
+
+std::string FetchStatusReason(const v1::FetchReport& report) {
+  switch (report.status()) {
+    case v1::FETCH_STATUS_NETWORK_ERROR: return "network_error";
+    case v1::FETCH_STATUS_TIMEOUT: return "timeout";
+    case v1::FETCH_STATUS_TOO_LARGE: return "too_large";
+    case v1::FETCH_STATUS_ROBOTS_DISALLOWED: return "robots_disallowed";
+    case v1::FETCH_STATUS_REDIRECT_LIMIT: return "redirect_limit";
+    case v1::FETCH_STATUS_WORKER_FAILED: return "worker_failed";
+    case v1::FETCH_STATUS_WRITER_FAILED: return "writer_failed";
+    case v1::FETCH_STATUS_INVALID_URL: return "invalid_url";
+    case v1::FETCH_STATUS_SKIPPED_CONTENT: return "skipped_content";
+    default: return "unknown_status";
+  }
+}
+
+// Lease ids start at a random epoch so a report from before a frontier
+// restart cannot match a lease handed out after it.
+uint64_t RandomLeaseEpoch() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) & 0xFFFFFF) << 40;
+}
+
+}  // namespace
+
+std::string_view UrlStateName(UrlState state) {
+  switch (state) {
+    case UrlState::kWaiting: return "waiting";
+    case UrlState::kLeased: return "leased";
+    case UrlState::kDone: return "done";
+    case UrlState::kFailed: return "failed";
+  }
+  return "unknown";
+}
+
+CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock)
+    : options_(std::move(options)), clock_(clock), next_lease_id_(RandomLeaseEpoch() + 1) {}
+
+uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
+  auto it = slot_by_origin_.find(std::string(origin));
+  if (it != slot_by_origin_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(slots_.size());
+  HostSlot& slot = slots_.emplace_back();
+  slot.origin = std::string(origin);
+  slot.delay_ms = options_.delay_ms;
+  slot.robots_state = options_.obey_robots ? RobotsState::kNeeded : RobotsState::kNotNeeded;
+  slot_by_origin_.emplace(slot.origin, index);
+  return index;
+}
+
+bool CrawlScheduler::HasWork(const HostSlot& slot) const {
+  if (slot.in_flight >= options_.per_host) return false;
+  switch (slot.robots_state) {
+    case RobotsState::kNeeded: return !slot.waiting.empty();
+    case RobotsState::kFetching: return false;
+    case RobotsState::kNotNeeded:
+    case RobotsState::kKnown: return !slot.waiting.empty();
+  }
+  return false;
+}
+
+void CrawlScheduler::MaybeSchedule(uint32_t slot_index) {
+  HostSlot& slot = slots_[slot_index];
+  if (slot.in_ready_heap || !HasWork(slot)) return;
+  slot.in_ready_heap = true;
+  ready_heap_.push({slot.next_fetch_ms, heap_sequence_++, slot_index});
+}
+
+void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t depth) {
+  const uint32_t index = SlotFor(origin);
+  slots_[index].waiting.push_back(UrlRecord{std::move(url), index, depth, 0});
+  ++counts_.waiting;
+  MaybeSchedule(index);
+}
+
+std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint32_t max) {
+  std::vector<v1::WorkItem> out;
+  PromoteDueRetries();
+  const int64_t now = clock_.NowMs();
+  while (out.size() < max && !ready_heap_.empty()) {
+    const HeapEntry top = ready_heap_.top();
+    if (top.ready_ms > now) break;
+    ready_heap_.pop();
+    HostSlot& slot = slots_[top.slot];
+    slot.in_ready_heap = false;
+    if (!HasWork(slot)) continue;
+    if (slot.next_fetch_ms > now) {  // the delay grew since it was queued
+      MaybeSchedule(top.slot);
+      continue;
+    }
+    if (LeaseFromSlot(top.slot, fetcher, out)) {
+      slot.next_fetch_ms = now + slot.delay_ms;
+    }
+    MaybeSchedule(top.slot);
+  }
+  return out;
+}
+
+bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetcher,
+                                   std::vector<v1::WorkItem>& out) {
+  HostSlot& slot = slots_[slot_index];
+  ActiveLease lease;
+  lease.fetcher = fetcher;
+  lease.deadline_ms = clock_.NowMs() + options_.lease_ms;
+  if (slot.robots_state == RobotsState::kNeeded) {
+    slot.robots_state = RobotsState::kFetching;
+    lease.robots_only = true;
+    lease.record = UrlRecord{slot.origin + "/robots.txt", slot_index, 0, slot.robots_attempts};
+  } else {
+    // Skip (and fail) URLs that robots.txt forbids without spending the
+    // politeness slot on them.
+    while (!slot.waiting.empty()) {
+      UrlRecord& front = slot.waiting.front();
+      if (slot.robots && !slot.robots->IsAllowed(PathAndQuery(front.url))) {
+        --counts_.waiting;
+        Fail(front, "robots_disallowed");
+        slot.waiting.pop_front();
+        continue;
+      }
+      break;
+    }
+    if (slot.waiting.empty()) return false;
+    lease.record = std::move(slot.waiting.front());
+    slot.waiting.pop_front();
+    --counts_.waiting;
+  }
+  const uint64_t id = next_lease_id_++;
+  v1::WorkItem& item = out.emplace_back();
+  item.set_url(lease.record.url);
+  item.set_depth(lease.record.depth);
+  item.set_lease_id(id);
+  item.set_lease_deadline_ms(static_cast<uint64_t>(clock_.WallMs() + options_.lease_ms));
+  item.set_attempt(lease.record.attempts + 1);
+  item.set_robots_only(lease.robots_only);
+  ++slot.in_flight;
+  lease_deadlines_.push({lease.deadline_ms, id});
+  leases_.emplace(id, std::move(lease));
+  counts_.leased = leases_.size();
+  return true;
+}
+
+Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchReport& report) {
+  Completion completion;
+  auto it = leases_.find(report.lease_id());
+  if (it == leases_.end() || it->second.record.url != report.url()) return completion;
+  ActiveLease lease = std::move(it->second);
+  leases_.erase(it);
+  counts_.leased = leases_.size();
+  completion.known_lease = true;
+  completion.depth = lease.record.depth;
+  const uint32_t slot_index = lease.record.origin;
+  HostSlot& slot = slots_[slot_index];
+  completion.origin = slot.origin;
+  if (slot.in_flight > 0) --slot.in_flight;
+
+  if (lease.robots_only) {
+    ApplyRobots(slot, report, lease.record.attempts + 1);
+    MaybeSchedule(slot_index);
+    return completion;
+  }
+
+  const uint32_t http = report.http_status();
+  if (report.status() == v1::FETCH_STATUS_OK) {
+    status_classes_[StatusClass(http)]++;
+    if (http == 429 || http >= 500) {
+      RetryOrFail(std::move(lease.record), "http_" + std::to_string(http),
+                  std::min<int64_t>(report.retry_after_ms(), kMaxRetryAfterMs));
+    } else if (http >= 400) {
+      Fail(lease.record, "http_" + std::to_string(http));
+      completion.follow_links = !report.links().empty();  // error pages may link on
+    } else {
+      ++counts_.done;
+      completion.follow_links = true;
+    }
+  } else if (IsRetryableStatus(report.status())) {
+    RetryOrFail(std::move(lease.record), FetchStatusReason(report), 0);
+  } else {
+    Fail(lease.record, FetchStatusReason(report));
+  }
+  MaybeSchedule(slot_index);
+  return completion;
+}
+
+void CrawlScheduler::ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts) {
+  const uint32_t http = report.http_status();
+  const bool got_response = report.status() == v1::FETCH_STATUS_OK;
+  if (got_response && http >= 200 && http < 300) {
+    slot.robots = RobotsRules::Parse(report.robots_txt(), options_.robots_agent);
+  } else if (got_response && http >= 400 && http < 500 && http != 429) {
+    slot.robots = RobotsRules::AllowAll();  // RFC 9309 2.3.1.3: unavailable
+  } else if (attempts <= options_.retries) {
+    // 5xx, 429 or unreachable: RFC 9309 says assume complete disallow for
+    // now; we wait and ask again before deciding.
+    slot.robots_attempts = attempts;
+    slot.robots_state = RobotsState::kNeeded;
+    slot.next_fetch_ms = std::max(slot.next_fetch_ms, clock_.NowMs() + BackoffMs(attempts));
+    ++counts_.retried;
+    return;
+  } else {
+    slot.robots = RobotsRules::DisallowAll();
+    slot.robots_state = RobotsState::kKnown;
+    spdlog::warn("robots.txt unavailable origin={} attempts={}: its URLs fail", slot.origin, attempts);
+    FailAllWaiting(slot, "robots_unavailable");
+    return;
+  }
+  slot.robots_state = RobotsState::kKnown;
+  if (auto delay = slot.robots->crawl_delay_seconds()) {
+    const auto delay_ms = std::min<int64_t>(static_cast<int64_t>(*delay * 1000), kMaxCrawlDelayMs);
+    slot.delay_ms = std::max(slot.delay_ms, delay_ms);
+  }
+}
+
+int64_t CrawlScheduler::BackoffMs(uint32_t attempts) const {
+  int64_t backoff = options_.retry_base_ms;
+  for (uint32_t i = 1; i < attempts && backoff < kMaxBackoffMs; ++i) backoff *= 2;
+  return std::min(backoff, kMaxBackoffMs);
+}
+
+void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms) {
+  ++record.attempts;
+  if (record.attempts > options_.retries) {
+    Fail(record, reason);
+    return;
+  }
+  ++counts_.retried;
+  ++counts_.waiting;
+  const int64_t ready = clock_.NowMs() + std::max(BackoffMs(record.attempts), min_delay_ms);
+  const uint64_t sequence = heap_sequence_++;
+  retry_heap_.push({ready, sequence});
+  retry_records_.emplace(sequence, std::move(record));
+}
+
+void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason) {
+  ++counts_.failed;
+  ++failure_reasons_[reason];
+  spdlog::debug("failed url={} reason={} attempts={}", record.url, reason, record.attempts);
+}
+
+void CrawlScheduler::FailAllWaiting(HostSlot& slot, const std::string& reason) {
+  for (const UrlRecord& record : slot.waiting) Fail(record, reason);
+  counts_.waiting -= slot.waiting.size();
+  slot.waiting.clear();
+}
+
+void CrawlScheduler::PromoteDueRetries() {
+  const int64_t now = clock_.NowMs();
+  while (!retry_heap_.empty() && retry_heap_.top().ready_ms <= now) {
+    const uint64_t sequence = retry_heap_.top().sequence;
+    retry_heap_.pop();
+    auto node = retry_records_.extract(sequence);
+    UrlRecord& record = node.mapped();
+    const uint32_t index = record.origin;
+    slots_[index].waiting.push_front(std::move(record));  // retries go first
+    MaybeSchedule(index);
+  }
+}
+
+void CrawlScheduler::ReturnLease(uint64_t lease_id, const std::string& reason, bool count_attempt) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return;
+  ActiveLease lease = std::move(it->second);
+  leases_.erase(it);
+  counts_.leased = leases_.size();
+  const uint32_t slot_index = lease.record.origin;
+  HostSlot& slot = slots_[slot_index];
+  if (slot.in_flight > 0) --slot.in_flight;
+  if (lease.robots_only) {
+    slot.robots_state = RobotsState::kNeeded;
+    if (count_attempt) ++slot.robots_attempts;
+  } else if (count_attempt) {
+    RetryOrFail(std::move(lease.record), reason, 0);
+  } else {
+    slot.waiting.push_front(std::move(lease.record));
+    ++counts_.waiting;
+  }
+  MaybeSchedule(slot_index);
+}
+
+void CrawlScheduler::ExpireLeases() {
+  const int64_t now = clock_.NowMs();
+  while (!lease_deadlines_.empty() && lease_deadlines_.top().first <= now) {
+    const uint64_t id = lease_deadlines_.top().second;
+    lease_deadlines_.pop();
+    if (leases_.count(id) == 0) continue;  // completed long ago
+    spdlog::debug("lease expired id={} url={}", id, leases_.at(id).record.url);
+    ++counts_.expired_leases;
+    ReturnLease(id, "lease_expired", /*count_attempt=*/true);
+  }
+}
+
+void CrawlScheduler::ReleaseFetcher(const std::string& fetcher, bool count_attempt) {
+  std::vector<uint64_t> ids;
+  for (const auto& [id, lease] : leases_) {
+    if (lease.fetcher == fetcher) ids.push_back(id);
+  }
+  for (uint64_t id : ids) ReturnLease(id, "fetcher_lost", count_attempt);
+}
+
+int64_t CrawlScheduler::NextEventMs() const {
+  int64_t next = INT64_MAX;
+  if (!ready_heap_.empty()) next = std::min(next, ready_heap_.top().ready_ms);
+  if (!retry_heap_.empty()) next = std::min(next, retry_heap_.top().ready_ms);
+  if (!lease_deadlines_.empty()) next = std::min(next, lease_deadlines_.top().first);
+  return next;
+}
+
+uint64_t CrawlScheduler::leases_of(const std::string& fetcher) const {
+  uint64_t n = 0;
+  for (const auto& [id, lease] : leases_) n += lease.fetcher == fetcher;
+  return n;
+}
+
+std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit) const {
+  std::vector<const HostSlot*> order;
+  for (const HostSlot& slot : slots_) order.push_back(&slot);
+  const size_t n = std::min(limit, order.size());
+  std::partial_sort(order.begin(), order.begin() + n, order.end(),
+                    [](const HostSlot* a, const HostSlot* b) {
+                      return a->waiting.size() + a->in_flight > b->waiting.size() + b->in_flight;
+                    });
+  std::vector<v1::HostQueue> out;
+  for (size_t i = 0; i < n; ++i) {
+    v1::HostQueue& q = out.emplace_back();
+    q.set_host(order[i]->origin);
+    q.set_waiting(order[i]->waiting.size());
+    q.set_in_flight(order[i]->in_flight);
+  }
+  return out;
+}
+
+}  // namespace zcrawl::frontier

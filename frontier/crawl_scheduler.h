@@ -1,0 +1,155 @@
+// CrawlScheduler: decides which URL is fetched next, by whom, and when. It
+// owns the per-origin queues (HostSlot), a ready-time heap over them, the
+// lease table, the retry heap and the per-state counters.
+//
+// Scheduling: a slot is ready when it has work, fewer than `per_host` URLs in
+// flight, and its politeness time has come. The heap orders ready slots by
+// (ready time, insertion sequence), so equal times rotate round-robin across
+// origins and a huge or slow origin never blocks the others; within an
+// origin URLs leave in admission order (breadth-first). With robots.txt on,
+// an origin's first lease is always its robots.txt.
+//
+// Claiming is decided here, in memory, by the frontier's one broker thread;
+// nothing else reads or writes it, so it has no locks (not thread-safe).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/clock.h"
+#include "frontier/host_slot.h"
+#include "frontier/url_record.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::frontier {
+
+struct SchedulerOptions {
+  int64_t delay_ms = 250;
+  uint32_t per_host = 2;
+  bool obey_robots = true;
+  std::string robots_agent = "zcrawl";
+  int64_t lease_ms = 120000;
+  uint32_t retries = 3;
+  int64_t retry_base_ms = 1000;
+};
+
+struct SchedulerCounts {
+  uint64_t waiting = 0;  // in origin queues or waiting for a retry
+  uint64_t leased = 0;
+  uint64_t done = 0;
+  uint64_t failed = 0;
+  uint64_t retried = 0;
+  uint64_t expired_leases = 0;
+};
+
+// What the broker needs to know after a report.
+struct Completion {
+  bool known_lease = false;  // false: stale or unknown lease, report ignored
+  bool follow_links = false; // true: admit report.links at depth + 1
+  uint32_t depth = 0;        // depth of the reported URL
+  std::string origin;        // origin of the reported URL
+};
+
+class CrawlScheduler {
+ public:
+  CrawlScheduler(SchedulerOptions options, const Clock& clock);
+
+  // Adds a URL that the visited set has just admitted.
+  void Enqueue(std::string url, std::string_view origin, uint32_t depth);
+
+  // Leases up to `max` ready URLs to `fetcher`.
+  std::vector<v1::WorkItem> Lease(const std::string& fetcher, uint32_t max);
+
+  // Applies a fetcher's report for one lease.
+  Completion Complete(const std::string& fetcher, const v1::FetchReport& report);
+
+  // Returns expired leases to the queue (as a failed attempt).
+  void ExpireLeases();
+  // Returns every lease of `fetcher` to the queue. `count_attempt`: the
+  // fetcher died (may have been killed by the URL) rather than left politely.
+  void ReleaseFetcher(const std::string& fetcher, bool count_attempt);
+
+  // Moves retries whose time has come back into their origin queues.
+  void PromoteDueRetries();
+
+  // Earliest monotonic time at which Lease could return something new or a
+  // lease could expire; INT64_MAX when nothing is pending.
+  int64_t NextEventMs() const;
+
+  // No URL waiting and none leased.
+  bool Drained() const { return counts_.waiting == 0 && leases_.empty(); }
+
+  const SchedulerCounts& counts() const { return counts_; }
+  uint64_t leases_of(const std::string& fetcher) const;
+  // Failure reasons and how often each happened.
+  const std::map<std::string, uint64_t>& failure_reasons() const { return failure_reasons_; }
+  // HTTP status classes of completed fetches ("2xx" -> n).
+  const std::map<std::string, uint64_t>& status_classes() const { return status_classes_; }
+  // The `limit` origins with the most waiting URLs.
+  std::vector<v1::HostQueue> TopOrigins(size_t limit) const;
+  size_t origin_count() const { return slots_.size(); }
+
+ private:
+  struct ActiveLease {
+    UrlRecord record;
+    std::string fetcher;
+    int64_t deadline_ms = 0;
+    bool robots_only = false;
+  };
+  struct HeapEntry {
+    int64_t ready_ms;
+    uint64_t sequence;
+    uint32_t slot;
+    bool operator>(const HeapEntry& o) const {
+      return ready_ms != o.ready_ms ? ready_ms > o.ready_ms : sequence > o.sequence;
+    }
+  };
+  struct RetryEntry {
+    int64_t ready_ms;
+    uint64_t sequence;
+    bool operator>(const RetryEntry& o) const {
+      return ready_ms != o.ready_ms ? ready_ms > o.ready_ms : sequence > o.sequence;
+    }
+  };
+  template <typename T>
+  using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
+
+  uint32_t SlotFor(std::string_view origin);
+  bool HasWork(const HostSlot& slot) const;
+  void MaybeSchedule(uint32_t slot_index);
+  // Takes one URL from a ready slot into `out`; false if the slot had none.
+  bool LeaseFromSlot(uint32_t slot_index, const std::string& fetcher,
+                     std::vector<v1::WorkItem>& out);
+  void ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts);
+  void RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms);
+  void Fail(const UrlRecord& record, const std::string& reason);
+  void FailAllWaiting(HostSlot& slot, const std::string& reason);
+  void ReturnLease(uint64_t lease_id, const std::string& reason, bool count_attempt);
+  int64_t BackoffMs(uint32_t attempts) const;
+
+  const SchedulerOptions options_;
+  const Clock& clock_;
+
+  std::vector<HostSlot> slots_;
+  std::unordered_map<std::string, uint32_t> slot_by_origin_;
+  MinHeap<HeapEntry> ready_heap_;
+  uint64_t heap_sequence_ = 0;
+
+  std::unordered_map<uint64_t, ActiveLease> leases_;
+  MinHeap<std::pair<int64_t, uint64_t>> lease_deadlines_;  // (deadline, lease id), lazy
+  uint64_t next_lease_id_ = 1;
+
+  MinHeap<RetryEntry> retry_heap_;
+  std::unordered_map<uint64_t, UrlRecord> retry_records_;  // by RetryEntry::sequence
+
+  SchedulerCounts counts_;
+  std::map<std::string, uint64_t> failure_reasons_;
+  std::map<std::string, uint64_t> status_classes_;
+};
+
+}  // namespace zcrawl::frontier

@@ -1,0 +1,76 @@
+// FrontierOptions: every setting of the frontier process, with its default
+// and the trade-off it controls. Loaded once in main (flags), validated, then
+// passed by const reference. docs/CONFIG.md lists the same keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/logging.h"
+
+namespace zcrawl::frontier {
+
+struct FrontierOptions {
+  // Where fetchers, the writer and status tools connect (ROUTER).
+  std::string bind = "tcp://127.0.0.1:5570";
+  std::vector<std::string> seeds;
+
+  // --- Scope ---
+  // Extra registrable domains allowed besides the seeds' hosts (D and *.D).
+  std::vector<std::string> allow_domains;
+  // Links deeper than this many hops from a seed are not followed (-1: no limit).
+  int32_t max_depth = -1;
+  // Stop admitting new URLs once this many are known (0: no limit).
+  uint64_t max_pages = 0;
+  // Longer URLs are dropped as traps or garbage.
+  uint32_t max_url_length = 2048;
+
+  // --- Politeness ---
+  // Minimum ms between two request starts on one host; higher is politer
+  // and slower. robots.txt Crawl-delay can raise it per host.
+  int64_t delay_ms = 250;
+  // Concurrent fetches per host.
+  uint32_t per_host = 2;
+  // Fetch and obey robots.txt before any other URL of a host.
+  bool obey_robots = true;
+  // Product token matched against robots.txt User-agent lines.
+  std::string robots_agent = "zcrawl";
+
+  // --- Leases and retries ---
+  // A URL handed out and not reported within this time goes back to the
+  // queue. Must exceed the fetchers' total timeout plus writer latency.
+  int64_t lease_ms = 120000;
+  // Retries of a retryable failure (network, timeout, 5xx, 429) before the
+  // URL is failed for good.
+  uint32_t retries = 3;
+  // First retry waits this long; each further one doubles it (capped at 5 min).
+  int64_t retry_base_ms = 1000;
+  // Most URLs sent in one batch to a fetcher.
+  uint32_t max_batch = 64;
+
+  // --- Liveness ---
+  // Heartbeat period in both directions; a peer silent for
+  // heartbeat_ms * liveness is dead and its leases return to the queue.
+  int64_t heartbeat_ms = 1000;
+  uint32_t liveness = 5;
+  // After the crawl ends, wait this long for peers to say goodbye.
+  int64_t shutdown_grace_ms = 3000;
+
+  // --- Threads ---
+  // Threads that normalise, scope-check and de-duplicate reported links,
+  // sharing the visited set.
+  uint32_t link_threads = 2;
+  // Expected number of URLs, to size the Bloom filter up front.
+  uint64_t expected_urls = 1'000'000;
+
+  // If set, a JSON summary of the crawl is written here on exit.
+  std::string summary_file;
+
+  // Exit when the crawl is finished (false: stay up for status queries).
+  bool exit_when_done = true;
+
+  LoggingOptions logging;
+};
+
+}  // namespace zcrawl::frontier

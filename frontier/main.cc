@@ -1,0 +1,90 @@
+// zcrawl-frontier: parses flags, builds the Broker, runs it, exits.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "common/shutdown_signal.h"
+#include "frontier/broker.h"
+#include "frontier/frontier_options.h"
+
+namespace zcrawl::frontier {
+namespace {
+
+void AddFlags(CLI::App& app, FrontierOptions& o) {
+  app.add_option("seeds", o.seeds, "Seed URLs (http or https)");
+  app.add_option("--bind", o.bind, "Endpoint to bind for fetchers, writer and tools")
+      ->capture_default_str();
+  app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains");
+  app.add_option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
+      ->capture_default_str();
+  app.add_option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")
+      ->capture_default_str();
+  app.add_option("--max-url-length", o.max_url_length, "Longer URLs are dropped")
+      ->capture_default_str()->check(CLI::Range(16u, 1u << 20));
+  app.add_option("--delay-ms", o.delay_ms, "Minimum ms between request starts on one host")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
+  app.add_option("--per-host", o.per_host, "Concurrent fetches per host")
+      ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  app.add_flag("!--no-robots", o.obey_robots, "Ignore robots.txt");
+  app.add_option("--robots-agent", o.robots_agent, "Product token for robots.txt groups")
+      ->capture_default_str();
+  app.add_option("--lease-ms", o.lease_ms, "A leased URL not reported in time is re-queued")
+      ->capture_default_str()->check(CLI::Range(int64_t{100}, int64_t{86400000}));
+  app.add_option("--retries", o.retries, "Retries of a retryable failure")->capture_default_str();
+  app.add_option("--retry-base-ms", o.retry_base_ms, "First retry delay; doubles each time")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
+  app.add_option("--max-batch", o.max_batch, "Most URLs per batch")->capture_default_str()
+      ->check(CLI::Range(1u, 10000u));
+  app.add_option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat interval")->capture_default_str()
+      ->check(CLI::Range(int64_t{10}, int64_t{600000}));
+  app.add_option("--liveness", o.liveness, "Missed heartbeats before a peer is dead")
+      ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  app.add_option("--link-threads", o.link_threads, "Threads admitting reported links")
+      ->capture_default_str()->check(CLI::Range(1u, 64u));
+  app.add_option("--expected-urls", o.expected_urls, "Sizes the Bloom filter")->capture_default_str();
+  app.add_option("--summary-file", o.summary_file, "Write a JSON summary here on exit");
+  app.add_flag("!--stay", o.exit_when_done, "Keep running after the crawl finished");
+  app.add_option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")
+      ->capture_default_str();
+  app.add_flag("--log-json", o.logging.json, "Log one JSON object per line");
+}
+
+int Main(int argc, char** argv) {
+  FrontierOptions options;
+  CLI::App app{"zcrawl frontier: owns the URL queue, the visited set and politeness"};
+  AddFlags(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (Status s = SetupLogging("frontier", options.logging); !s.ok()) {
+    fprintf(stderr, "frontier: %s\n", s.message().c_str());
+    return 2;
+  }
+  ShutdownSignal::Install();
+  zmq::context_t context(1);
+  Broker broker(options, context, RealClock::Get());
+  if (Status s = broker.Start(); !s.ok()) {
+    spdlog::error("cannot start: {}", s.message());
+    return 2;
+  }
+  if (Status s = broker.Run(); !s.ok()) {
+    spdlog::error("frontier failed: {}", s.ToString());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier
+
+int main(int argc, char** argv) {
+  try {
+    return zcrawl::frontier::Main(argc, argv);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "frontier: fatal: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,22 @@
+#include "frontier/url_fingerprint.h"
+
+#include <openssl/md5.h>
+
+#include <cstring>
+
+namespace zcrawl::frontier {
+
+uint64_t UrlFingerprint(std::string_view normalized_url) {
+  unsigned char digest[MD5_DIGEST_LENGTH];
+  // The one-shot MD5() is deprecated in OpenSSL 3 but avoids EVP's context
+  // allocation, which costs more than the digest for short URLs.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  MD5(reinterpret_cast<const unsigned char*>(normalized_url.data()), normalized_url.size(), digest);
+#pragma GCC diagnostic pop
+  uint64_t fingerprint;
+  std::memcpy(&fingerprint, digest, sizeof fingerprint);
+  return fingerprint == 0 ? 1 : fingerprint;
+}
+
+}  // namespace zcrawl::frontier

@@ -1,0 +1,35 @@
+// CrawlOptions: the settings of `./run crawl`, the one-machine launcher. Most
+// are handed to the component processes as their flags.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace zcrawl::launcher {
+
+struct CrawlOptions {
+  std::vector<std::string> seeds;
+  std::string out_dir = "crawl-out";
+  std::string format = "files";
+  uint32_t fetchers = 2;           // fetcher processes
+  uint32_t threads = 16;           // workers per fetcher
+  uint64_t max_pages = 0;          // 0: unlimited
+  int32_t max_depth = -1;          // -1: unlimited
+  int64_t delay_ms = 250;
+  uint32_t per_host = 2;
+  bool obey_robots = true;
+  uint32_t retries = 3;
+  std::vector<std::string> allow_domains;
+  std::string parser = "gumbo";
+  std::string log_level = "info";
+  // Ports on 127.0.0.1; 0 picks free ones.
+  uint16_t frontier_port = 0;
+  uint16_t writer_port = 0;
+  // Restarts of a crashed fetcher or writer before the crawl gives up.
+  uint32_t max_restarts = 20;
+  // After the frontier finished, how long the others may take to exit.
+  int64_t exit_grace_ms = 15000;
+};
+
+}  // namespace zcrawl::launcher

@@ -1,0 +1,265 @@
+// zcrawl-crawl: `./run crawl`. Starts one frontier, one writer and N fetcher
+// processes on loopback, restarts a fetcher or writer that crashes, and
+// exits when the crawl is finished and every process has exited.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "common/clock.h"
+#include "common/shutdown_signal.h"
+#include "launcher/child_process.h"
+#include "launcher/crawl_options.h"
+
+namespace zcrawl::launcher {
+namespace {
+
+// Asks the kernel for a free loopback port. Another process could take it
+// before the component binds; the component then fails to start with a
+// clear "address in use" and the launcher reports it.
+uint16_t FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  uint16_t port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+std::string BinaryDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : exe.parent_path().string();
+}
+
+void AddFlags(CLI::App& app, CrawlOptions& o) {
+  app.add_option("seeds", o.seeds, "Seed URLs; their hosts are the crawl's scope")->required();
+  app.add_option("--out", o.out_dir, "Output folder")->capture_default_str();
+  app.add_option("--format", o.format, "Sinks, comma-separated: files, jsonl, warc")
+      ->capture_default_str();
+  app.add_option("--fetchers", o.fetchers, "Fetcher processes")->capture_default_str()
+      ->check(CLI::Range(1u, 256u));
+  app.add_option("--threads", o.threads, "Workers per fetcher")->capture_default_str()
+      ->check(CLI::Range(1u, 4096u));
+  app.add_option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")
+      ->capture_default_str();
+  app.add_option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
+      ->capture_default_str();
+  app.add_option("--delay-ms", o.delay_ms, "Minimum ms between request starts on one host")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
+  app.add_option("--per-host", o.per_host, "Concurrent fetches per host")->capture_default_str()
+      ->check(CLI::Range(1u, 1000u));
+  app.add_flag("!--no-robots", o.obey_robots, "Ignore robots.txt");
+  app.add_option("--retries", o.retries, "Retries of a retryable failure")->capture_default_str();
+  app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains");
+  app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str();
+  app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|off")
+      ->capture_default_str();
+  app.add_option("--frontier-port", o.frontier_port, "Frontier port on 127.0.0.1 (0: any free)");
+  app.add_option("--writer-port", o.writer_port, "Writer port on 127.0.0.1 (0: any free)");
+  app.add_option("--max-restarts", o.max_restarts, "Restarts of a crashed fetcher or writer")
+      ->capture_default_str();
+}
+
+class Launcher {
+ public:
+  explicit Launcher(const CrawlOptions& options) : options_(options) {}
+
+  int Run() {
+    const std::string bin = BinaryDir();
+    const uint16_t frontier_port = options_.frontier_port ? options_.frontier_port : FreeLoopbackPort();
+    const uint16_t writer_port = options_.writer_port ? options_.writer_port : FreeLoopbackPort();
+    const std::string frontier_endpoint = "tcp://127.0.0.1:" + std::to_string(frontier_port);
+    const std::string writer_endpoint = "tcp://127.0.0.1:" + std::to_string(writer_port);
+    std::error_code ec;
+    std::filesystem::create_directories(options_.out_dir, ec);
+    if (ec) {
+      fprintf(stderr, "crawl: cannot create output folder %s: %s\n", options_.out_dir.c_str(),
+              ec.message().c_str());
+      return 2;
+    }
+    summary_file_ = options_.out_dir + "/.zcrawl-summary.json";
+    std::filesystem::remove(summary_file_, ec);
+
+    std::vector<std::string> frontier_args = {
+        bin + "/zcrawl-frontier", "--bind", frontier_endpoint,
+        "--delay-ms", std::to_string(options_.delay_ms),
+        "--per-host", std::to_string(options_.per_host),
+        "--max-pages", std::to_string(options_.max_pages),
+        "--max-depth", std::to_string(options_.max_depth),
+        "--retries", std::to_string(options_.retries),
+        "--log-level", options_.log_level,
+        "--summary-file", summary_file_};
+    if (!options_.obey_robots) frontier_args.push_back("--no-robots");
+    for (const auto& d : options_.allow_domains) {
+      frontier_args.push_back("--allow-domain");
+      frontier_args.push_back(d);
+    }
+    for (const auto& seed : options_.seeds) frontier_args.push_back(seed);
+    children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
+    children_.push_back(std::make_unique<ChildProcess>(
+        "writer", std::vector<std::string>{bin + "/zcrawl-writer", "--bind", writer_endpoint,
+                                           "--frontier", frontier_endpoint, "--out",
+                                           options_.out_dir, "--format", options_.format,
+                                           "--log-level", options_.log_level}));
+    for (uint32_t i = 0; i < options_.fetchers; ++i) {
+      children_.push_back(std::make_unique<ChildProcess>(
+          "fetcher-" + std::to_string(i + 1),
+          std::vector<std::string>{bin + "/zcrawl-fetcher", "--frontier", frontier_endpoint,
+                                   "--writer", writer_endpoint, "--threads",
+                                   std::to_string(options_.threads), "--parser", options_.parser,
+                                   "--log-level", options_.log_level}));
+    }
+    started_ms_ = clock_.NowMs();
+    fprintf(stderr, "crawl: starting frontier, writer and %u fetchers; output in %s\n",
+            options_.fetchers, options_.out_dir.c_str());
+    for (auto& child : children_) {
+      if (Status s = child->Start(); !s.ok()) {
+        fprintf(stderr, "crawl: cannot start %s: %s\n", child->name().c_str(), s.message().c_str());
+        StopAll(SIGTERM);
+        return 1;
+      }
+    }
+    return Supervise();
+  }
+
+ private:
+  int Supervise() {
+    int64_t finish_deadline = 0;
+    bool stopping = false;
+    int result = 0;
+    while (true) {
+      const int64_t now = clock_.NowMs();
+      if (ShutdownSignal::Requested() && !stopping) {
+        stopping = true;
+        finish_deadline = now + options_.exit_grace_ms;
+        fprintf(stderr, "crawl: stopping (signal); waiting for processes to finish cleanly\n");
+        StopAll(SIGINT);  // a terminal already sent it; a `kill` did not
+        result = 130;
+      }
+      bool any_running = false;
+      for (auto& child : children_) {
+        int code = 0;
+        if (child->Reap(&code)) OnExit(*child, code, stopping, finish_deadline, result);
+        if (child->running()) any_running = true;
+        if (!child->running() && child->restart_at_ms && now >= child->restart_at_ms) {
+          child->restart_at_ms = 0;
+          fprintf(stderr, "crawl: restarting %s (restart %u)\n", child->name().c_str(), child->restarts);
+          if (!child->Start().ok()) result = 1;
+          any_running = true;
+        }
+        if (child->restart_at_ms) any_running = true;
+      }
+      if (!any_running) break;
+      if (finish_deadline && now > finish_deadline) {
+        fprintf(stderr, "crawl: processes did not exit in time; terminating them\n");
+        StopAll(SIGKILL);
+        finish_deadline = 0;
+        if (result == 0) result = 1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    PrintSummary(result);
+    return result;
+  }
+
+  void OnExit(ChildProcess& child, int code, bool& stopping, int64_t& finish_deadline, int& result) {
+    const int64_t now = clock_.NowMs();
+    if (child.name() == "frontier") {
+      frontier_done_ = true;
+      if (code != 0 && !stopping) {
+        fprintf(stderr, "crawl: frontier exited with code %d; stopping the crawl\n", code);
+        result = 1;
+        stopping = true;
+        StopAll(SIGTERM);
+      }
+      if (!finish_deadline) finish_deadline = now + options_.exit_grace_ms;
+      return;
+    }
+    if (code == 0 || stopping || frontier_done_) {
+      if (code != 0 && !stopping && result == 0) {
+        fprintf(stderr, "crawl: %s exited with code %d\n", child.name().c_str(), code);
+        result = 1;
+      }
+      return;
+    }
+    // A fetcher or the writer crashed mid-crawl: replace it, with backoff.
+    if (child.restarts >= options_.max_restarts) {
+      fprintf(stderr, "crawl: %s crashed %u times; giving up on it\n", child.name().c_str(),
+              child.restarts);
+      result = 1;
+      return;
+    }
+    const int64_t backoff = std::min<int64_t>(250LL << std::min<uint32_t>(child.restarts, 6), 10000);
+    ++child.restarts;
+    child.restart_at_ms = now + backoff;
+    fprintf(stderr, "crawl: %s exited with code %d; restarting in %lld ms\n", child.name().c_str(),
+            code, static_cast<long long>(backoff));
+  }
+
+  void StopAll(int signo) {
+    for (auto& child : children_) {
+      child->restart_at_ms = 0;
+      child->Signal(signo);
+    }
+  }
+
+  void PrintSummary(int result) {
+    const double seconds = static_cast<double>(clock_.NowMs() - started_ms_) / 1000.0;
+    std::ifstream in(summary_file_);
+    std::string summary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!summary.empty() && summary.back() == '\n') summary.pop_back();
+    fprintf(stderr, "crawl: %s after %.1f s; output in %s\n",
+            result == 0 ? "finished" : (result == 130 ? "stopped" : "failed"), seconds,
+            options_.out_dir.c_str());
+    if (!summary.empty()) fprintf(stderr, "crawl: summary %s\n", summary.c_str());
+  }
+
+  const CrawlOptions& options_;
+  RealClock clock_;
+  std::vector<std::unique_ptr<ChildProcess>> children_;
+  std::string summary_file_;
+  int64_t started_ms_ = 0;
+  bool frontier_done_ = false;
+};
+
+int Main(int argc, char** argv) {
+  CrawlOptions options;
+  CLI::App app{"zcrawl: crawl SEED... with a frontier, a writer and fetchers on this machine"};
+  AddFlags(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  ShutdownSignal::Install();
+  Launcher launcher(options);
+  return launcher.Run();
+}
+
+}  // namespace
+}  // namespace zcrawl::launcher
+
+int main(int argc, char** argv) {
+  try {
+    return zcrawl::launcher::Main(argc, argv);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "crawl: fatal: %s\n", e.what());
+    return 1;
+  }
+}

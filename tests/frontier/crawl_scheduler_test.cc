@@ -1,0 +1,216 @@
+#include "frontier/crawl_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace zcrawl::frontier {
+namespace {
+
+class CrawlSchedulerTest : public ::testing::Test {
+ protected:
+  CrawlScheduler Make(int64_t delay_ms = 0, uint32_t per_host = 2, bool robots = false) {
+    SchedulerOptions o;
+    o.delay_ms = delay_ms;
+    o.per_host = per_host;
+    o.obey_robots = robots;
+    o.lease_ms = 10000;
+    o.retries = 2;
+    o.retry_base_ms = 1000;
+    return CrawlScheduler(o, clock_);
+  }
+
+  static v1::FetchReport Report(const v1::WorkItem& item, uint32_t http = 200,
+                                v1::FetchStatus status = v1::FETCH_STATUS_OK) {
+    v1::FetchReport r;
+    r.set_lease_id(item.lease_id());
+    r.set_url(item.url());
+    r.set_status(status);
+    r.set_http_status(http);
+    return r;
+  }
+
+  FakeClock clock_;
+};
+
+TEST_F(CrawlSchedulerTest, LeasesInAdmissionOrderAndFinishesWhenAllReported) {
+  auto s = Make();
+  s.Enqueue("http://a/1", "http://a", 0);
+  s.Enqueue("http://a/2", "http://a", 1);
+  EXPECT_FALSE(s.Drained());
+  auto items = s.Lease("f1", 10);
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].url(), "http://a/1");
+  EXPECT_EQ(items[1].url(), "http://a/2");
+  EXPECT_EQ(items[1].depth(), 1u);
+  EXPECT_EQ(s.counts().leased, 2u);
+  EXPECT_FALSE(s.Drained()) << "leased URLs are not finished";
+  EXPECT_TRUE(s.Complete("f1", Report(items[0])).known_lease);
+  EXPECT_TRUE(s.Complete("f1", Report(items[1])).known_lease);
+  EXPECT_TRUE(s.Drained());
+  EXPECT_EQ(s.counts().done, 2u);
+}
+
+TEST_F(CrawlSchedulerTest, PerHostLimitCapsConcurrentLeases) {
+  auto s = Make(/*delay_ms=*/0, /*per_host=*/2);
+  for (int i = 0; i < 5; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
+  auto first = s.Lease("f", 10);
+  EXPECT_EQ(first.size(), 2u);
+  EXPECT_TRUE(s.Lease("f", 10).empty());
+  s.Complete("f", Report(first[0]));
+  EXPECT_EQ(s.Lease("f", 10).size(), 1u);
+}
+
+TEST_F(CrawlSchedulerTest, PolitenessDelaySpacesRequestStartsPerHost) {
+  auto s = Make(/*delay_ms=*/250, /*per_host=*/10);
+  for (int i = 0; i < 3; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
+  s.Enqueue("http://b/0", "http://b", 0);
+  auto items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 2u) << "one per host now";
+  std::set<std::string> got{items[0].url(), items[1].url()};
+  EXPECT_TRUE(got.count("http://a/0") && got.count("http://b/0"));
+  clock_.Advance(249);
+  EXPECT_TRUE(s.Lease("f", 10).empty());
+  EXPECT_EQ(s.NextEventMs(), clock_.NowMs() + 1);
+  clock_.Advance(1);
+  auto next = s.Lease("f", 10);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].url(), "http://a/1");
+}
+
+TEST_F(CrawlSchedulerTest, HostsInterleaveRoundRobin) {
+  auto s = Make(0, 100);
+  for (int i = 0; i < 3; ++i) {
+    s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
+    s.Enqueue("http://b/" + std::to_string(i), "http://b", 0);
+  }
+  auto items = s.Lease("f", 4);
+  ASSERT_EQ(items.size(), 4u);
+  EXPECT_NE(items[0].url().substr(0, 8), items[1].url().substr(0, 8));
+  EXPECT_NE(items[2].url().substr(0, 8), items[3].url().substr(0, 8));
+}
+
+TEST_F(CrawlSchedulerTest, ExpiredLeaseReturnsTheUrl) {
+  auto s = Make();
+  s.Enqueue("http://a/1", "http://a", 0);
+  auto items = s.Lease("f", 1);
+  ASSERT_EQ(items.size(), 1u);
+  clock_.Advance(10001);
+  s.ExpireLeases();
+  EXPECT_EQ(s.counts().leased, 0u);
+  EXPECT_EQ(s.counts().expired_leases, 1u);
+  EXPECT_FALSE(s.Drained());
+  clock_.Advance(1000);  // first retry backoff
+  auto again = s.Lease("f2", 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].url(), "http://a/1");
+  EXPECT_EQ(again[0].attempt(), 2u);
+  // The first fetcher's late report is stale and ignored.
+  EXPECT_FALSE(s.Complete("f", Report(items[0])).known_lease);
+  EXPECT_TRUE(s.Complete("f2", Report(again[0])).known_lease);
+  EXPECT_TRUE(s.Drained());
+}
+
+TEST_F(CrawlSchedulerTest, RetryableFailuresBackOffExponentiallyThenFail) {
+  auto s = Make();  // retries = 2, base 1000 ms
+  s.Enqueue("http://a/1", "http://a", 0);
+  auto item = s.Lease("f", 1);
+  s.Complete("f", Report(item[0], 503));
+  EXPECT_TRUE(s.Lease("f", 1).empty());
+  clock_.Advance(1000);
+  item = s.Lease("f", 1);
+  ASSERT_EQ(item.size(), 1u);
+  s.Complete("f", Report(item[0], 0, v1::FETCH_STATUS_TIMEOUT));
+  clock_.Advance(1999);
+  EXPECT_TRUE(s.Lease("f", 1).empty()) << "second backoff doubles";
+  clock_.Advance(1);
+  item = s.Lease("f", 1);
+  ASSERT_EQ(item.size(), 1u);
+  s.Complete("f", Report(item[0], 503));
+  EXPECT_TRUE(s.Drained());
+  EXPECT_EQ(s.counts().failed, 1u);
+  EXPECT_EQ(s.failure_reasons().at("http_503"), 1u);
+}
+
+TEST_F(CrawlSchedulerTest, RetryAfterIsHonoured) {
+  auto s = Make();
+  s.Enqueue("http://a/1", "http://a", 0);
+  auto item = s.Lease("f", 1);
+  auto report = Report(item[0], 429);
+  report.set_retry_after_ms(5000);
+  s.Complete("f", report);
+  clock_.Advance(4999);
+  EXPECT_TRUE(s.Lease("f", 1).empty());
+  clock_.Advance(1);
+  EXPECT_EQ(s.Lease("f", 1).size(), 1u);
+}
+
+TEST_F(CrawlSchedulerTest, NotFoundIsFinalAndOtherHostsKeepGoing) {
+  auto s = Make();
+  s.Enqueue("http://a/1", "http://a", 0);
+  auto item = s.Lease("f", 1);
+  s.Complete("f", Report(item[0], 404));
+  EXPECT_TRUE(s.Drained());
+  EXPECT_EQ(s.failure_reasons().at("http_404"), 1u);
+}
+
+TEST_F(CrawlSchedulerTest, RobotsTxtIsFetchedFirstAndApplied) {
+  auto s = Make(0, 2, /*robots=*/true);
+  s.Enqueue("http://a/private/x", "http://a", 0);
+  s.Enqueue("http://a/public", "http://a", 0);
+  auto items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 1u) << "nothing but robots.txt before it is known";
+  EXPECT_TRUE(items[0].robots_only());
+  EXPECT_EQ(items[0].url(), "http://a/robots.txt");
+  auto report = Report(items[0]);
+  report.set_robots_txt("User-agent: *\nDisallow: /private/\nCrawl-delay: 2\n");
+  s.Complete("f", report);
+  auto next = s.Lease("f", 10);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].url(), "http://a/public");
+  EXPECT_EQ(s.failure_reasons().at("robots_disallowed"), 1u);
+  s.Complete("f", Report(next[0]));
+  EXPECT_TRUE(s.Drained());
+}
+
+TEST_F(CrawlSchedulerTest, RobotsServerErrorRetriesThenFailsTheHost) {
+  auto s = Make(0, 2, true);
+  s.Enqueue("http://a/x", "http://a", 0);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    clock_.Advance(10000);
+    auto items = s.Lease("f", 10);
+    ASSERT_EQ(items.size(), 1u) << "attempt " << attempt;
+    ASSERT_TRUE(items[0].robots_only());
+    s.Complete("f", Report(items[0], 500));
+  }
+  EXPECT_TRUE(s.Drained());
+  EXPECT_EQ(s.failure_reasons().at("robots_unavailable"), 1u);
+}
+
+TEST_F(CrawlSchedulerTest, RobotsNotFoundAllowsEverything) {
+  auto s = Make(0, 2, true);
+  s.Enqueue("http://a/x", "http://a", 0);
+  auto items = s.Lease("f", 10);
+  s.Complete("f", Report(items[0], 404));
+  auto next = s.Lease("f", 10);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].url(), "http://a/x");
+}
+
+TEST_F(CrawlSchedulerTest, ReleasingALostFetcherRequeuesItsLeases) {
+  auto s = Make(0, 10);
+  s.Enqueue("http://a/1", "http://a", 0);
+  s.Enqueue("http://a/2", "http://a", 0);
+  auto items = s.Lease("dead", 1);
+  auto other = s.Lease("alive", 1);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(s.leases_of("dead"), 1u);
+  s.ReleaseFetcher("dead", /*count_attempt=*/false);
+  EXPECT_EQ(s.leases_of("dead"), 0u);
+  auto again = s.Lease("alive", 5);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].url(), items[0].url());
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier

@@ -1,0 +1,85 @@
+// TestHttpServer: a small real HTTP/1.1 server on a loopback address for
+// tests: keep-alive, a handler per request, and misbehaviours on demand
+// (slow drip, close mid-body, delays). It counts requests per path and the
+// peak number of requests in progress at once, so tests can check scope and
+// politeness from the server's side.
+//
+// Thread-safety: the handler runs on connection threads concurrently; the
+// counters are safe to read from the test thread at any time.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace zcrawl::testing {
+
+struct TestRequest {
+  std::string method;
+  std::string target;  // path and query as sent
+  std::map<std::string, std::string> headers;  // lower-cased names
+};
+
+struct TestResponse {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  int delay_ms = 0;              // before the status line
+  int drip_bytes_per_second = 0; // >0: send the body this slowly
+  bool close_mid_body = false;   // send half the body, then close
+  bool content_length_lies = false;  // announce more bytes than sent
+};
+
+using TestHandler = std::function<TestResponse(const TestRequest&)>;
+
+class TestHttpServer {
+ public:
+  // `address` like "127.0.0.1"; port 0 picks a free one.
+  TestHttpServer(std::string address, TestHandler handler, uint16_t port = 0);
+  ~TestHttpServer();
+  TestHttpServer(const TestHttpServer&) = delete;
+  TestHttpServer& operator=(const TestHttpServer&) = delete;
+
+  // Throws std::runtime_error if it cannot listen.
+  void Start();
+  void Stop();
+
+  uint16_t port() const { return port_; }
+  // "http://ADDRESS:PORT"
+  std::string origin() const;
+
+  uint64_t total_requests() const { return total_requests_.load(); }
+  uint64_t requests_for(const std::string& target) const;
+  std::map<std::string, uint64_t> request_counts() const;
+  int peak_in_progress() const { return peak_in_progress_.load(); }
+  // Monotonic ms (steady clock) of the last request served.
+  int64_t last_request_ms() const { return last_request_ms_.load(); }
+
+ private:
+  void AcceptLoop();
+  void ServeConnection(int fd);
+  void Respond(int fd, const TestRequest& request, bool* keep_alive);
+
+  const std::string address_;
+  TestHandler handler_;
+  uint16_t port_;
+  int listen_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread accept_thread_;
+  mutable std::mutex mutex_;
+  std::vector<std::thread> connection_threads_;  // guarded by mutex_
+  std::vector<int> connection_fds_;              // guarded by mutex_
+  std::map<std::string, uint64_t> counts_;       // guarded by mutex_
+  std::atomic<uint64_t> total_requests_{0};
+  std::atomic<int> in_progress_{0};
+  std::atomic<int> peak_in_progress_{0};
+  std::atomic<int64_t> last_request_ms_{0};
+};
+
+}  // namespace zcrawl::testing

@@ -1,0 +1,102 @@
+#include "tests/support/test_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace zcrawl::testing {
+
+TestProcess::~TestProcess() {
+  if (running()) {
+    Signal(SIGKILL);
+    Wait(5000);
+  }
+}
+
+void TestProcess::Start(const std::vector<std::string>& argv, const std::string& log_path,
+                        const std::vector<std::string>& env) {
+  std::vector<std::string> args = argv;
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  std::vector<std::string> envs = env;
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    const int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) dup2(null_fd, 0);
+    for (auto& e : envs) putenv(e.data());
+    execv(cargs[0], cargs.data());
+    _exit(127);
+  }
+  pid_ = pid;
+  exit_code_.reset();
+}
+
+std::optional<int> TestProcess::Wait(int timeout_ms) {
+  if (exit_code_) return exit_code_;
+  if (pid_ <= 0) return std::nullopt;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    int status = 0;
+    const pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return exit_code_;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+void TestProcess::Signal(int signo) {
+  if (pid_ > 0 && !exit_code_) kill(pid_, signo);
+}
+
+bool TestProcess::running() { return pid_ > 0 && !Wait(0).has_value(); }
+
+std::string BinDir() {
+  const char* dir = std::getenv("ZCRAWL_BIN_DIR");
+#ifdef ZCRAWL_DEFAULT_BIN_DIR
+  if (!dir) dir = ZCRAWL_DEFAULT_BIN_DIR;
+#endif
+  return dir ? dir : ".";
+}
+
+std::string SourceDir() {
+#ifdef ZCRAWL_SOURCE_DIR
+  return ZCRAWL_SOURCE_DIR;
+#else
+  return ".";
+#endif
+}
+
+std::string MakeTempDir(const std::string& name) {
+  std::string base = std::filesystem::temp_directory_path() / ("zcrawl-test-" + name + "-XXXXXX");
+  if (!mkdtemp(base.data())) throw std::runtime_error("mkdtemp failed");
+  return base;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace zcrawl::testing

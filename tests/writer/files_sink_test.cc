@@ -1,0 +1,110 @@
+#include "writer/files_sink.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "tests/support/crawl_output.h"
+#include "tests/support/test_process.h"
+
+namespace zcrawl::writer {
+namespace {
+
+v1::Page MakePage(const std::string& url, const std::string& body, int n = 0) {
+  v1::Page page;
+  page.set_url(url);
+  page.set_final_url(url);
+  page.set_page_id("f/" + std::to_string(n));
+  page.set_http_status(200);
+  page.set_content_type("text/html");
+  page.set_body(body);
+  return page;
+}
+
+TEST(FilesSinkTest, PathsMirrorTheSite) {
+  EXPECT_EQ(FilesSinkPathFor("http://h.test/", "text/html"), "h.test/index.html");
+  EXPECT_EQ(FilesSinkPathFor("http://h.test:8080/a/b.html", "text/html"), "h.test_8080/a/b.html");
+  EXPECT_EQ(FilesSinkPathFor("http://h.test/a/", "text/html"), "h.test/a/index.html");
+}
+
+TEST(FilesSinkTest, NoUrlEscapesTheOutputFolder) {
+  for (const char* url : {"http://h.test/%2e%2e/%2e%2e/etc/passwd", "http://h.test/../../x",
+                          "http://h.test/a/..%2f..%2fb", "http://h.test/.%2e/x"}) {
+    const std::string path = FilesSinkPathFor(url, "text/html");
+    EXPECT_NE(path.front(), '/');
+    // No segment may be "." or ".." (a name like "..%2fb" is one harmless file).
+    size_t start = 0;
+    while (start <= path.size()) {
+      size_t end = path.find('/', start);
+      if (end == std::string::npos) end = path.size();
+      const std::string segment = path.substr(start, end - start);
+      EXPECT_NE(segment, "..") << url << " -> " << path;
+      EXPECT_NE(segment, ".") << url << " -> " << path;
+      EXPECT_FALSE(segment.empty()) << url << " -> " << path;
+      start = end + 1;
+    }
+  }
+}
+
+TEST(FilesSinkTest, WritesBodiesAndIndexWithoutOverwritingAnother) {
+  const std::string dir = zcrawl::testing::MakeTempDir("files-sink");
+  SinkOptions options;
+  options.out_dir = dir;
+  FilesSink sink(options);
+  ASSERT_TRUE(sink.Open().ok());
+  // /a as a file, then /a/b needs a directory called "a": a clash.
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/a", "A", 1)).ok());
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/a/b", "B", 2)).ok());
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/q?x=1", "Q1", 3)).ok());
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/q?x=2", "Q2", 4)).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+  auto index = zcrawl::testing::ReadIndex(dir);
+  ASSERT_EQ(index.size(), 4u);
+  std::set<std::string> files;
+  for (const auto& [url, entries] : index) {
+    ASSERT_EQ(entries.size(), 1u);
+    files.insert(entries[0].file);
+  }
+  EXPECT_EQ(files.size(), 4u) << "two URLs share a file";
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/" + index["http://h.test/a"][0].file), "A");
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/" + index["http://h.test/a/b"][0].file), "B");
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/" + index["http://h.test/q?x=2"][0].file), "Q2");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FilesSinkTest, ReopeningAppendsAndKeepsEarlierFiles) {
+  const std::string dir = zcrawl::testing::MakeTempDir("files-sink-reopen");
+  SinkOptions options;
+  options.out_dir = dir;
+  {
+    FilesSink sink(options);
+    ASSERT_TRUE(sink.Open().ok());
+    ASSERT_TRUE(sink.Write(MakePage("http://h.test/", "one", 1)).ok());
+    ASSERT_TRUE(sink.Close().ok());
+  }
+  {
+    FilesSink sink(options);
+    ASSERT_TRUE(sink.Open().ok());
+    ASSERT_TRUE(sink.Write(MakePage("http://h.test/", "two", 2)).ok());
+    ASSERT_TRUE(sink.Close().ok());
+  }
+  auto index = zcrawl::testing::ReadIndex(dir);
+  ASSERT_EQ(index["http://h.test/"].size(), 2u);
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/" + index["http://h.test/"][0].file), "one");
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/" + index["http://h.test/"][1].file), "two");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FilesSinkTest, UnwritableFolderIsAClearError) {
+  SinkOptions options;
+  options.out_dir = "/proc/zcrawl-cannot-write-here";
+  FilesSink sink(options);
+  Status s = sink.Open();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/proc/zcrawl-cannot-write-here"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zcrawl::writer

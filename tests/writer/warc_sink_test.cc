@@ -1,0 +1,486 @@
+// WarcSink tests. Output is verified by tests/writer/warc_check.py, an
+// independent reader (Python stdlib): each gzip member read on its own, every
+// digest, Content-Length and WARC-Concurrent-To pair recomputed.
+#include "writer/warc_sink.h"
+
+#include <openssl/sha.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace zcrawl::writer {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int64_t kFetchedAtMs = 1796005077123;  // 2026-11-30T02:17:57.123Z
+
+std::string CheckerPath() {
+  if (const char* env = std::getenv("ZCRAWL_WARC_CHECK")) return env;
+#ifdef ZCRAWL_WARC_CHECK_PY
+  return ZCRAWL_WARC_CHECK_PY;
+#else
+  return (fs::path(__FILE__).parent_path() / "warc_check.py").string();
+#endif
+}
+
+struct CheckResult {
+  int exit_code = -1;
+  json summary;
+};
+
+// Runs the independent checker over every .warc.gz in `dir`.
+CheckResult RunChecker(const fs::path& dir) {
+  CheckResult result;
+  const std::string command = "python3 '" + CheckerPath() + "' '" + dir.string() + "'";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::string out;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.summary = json::parse(out, nullptr, /*allow_exceptions=*/false);
+  if (result.summary.is_discarded()) result.summary = {{"command", command}, {"output", out}};
+  return result;
+}
+
+std::string Sha1Hex(const std::string& data) {
+  unsigned char md[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), md);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : md) {
+    hex.push_back(kHex[c >> 4]);
+    hex.push_back(kHex[c & 15]);
+  }
+  return hex;
+}
+
+std::string RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+v1::Page MakePage(int i, std::string body) {
+  v1::Page page;
+  page.set_page_id("fetcher-1/" + std::to_string(i));
+  page.set_url("http://example.com/p" + std::to_string(i));
+  page.set_final_url("https://example.com/p" + std::to_string(i) + "?x=1");
+  page.set_http_status(200);
+  page.set_fetched_at_ms(kFetchedAtMs);
+  auto* h = page.add_headers();
+  h->set_name("Content-Type");
+  h->set_value("text/html; charset=utf-8");
+  page.set_body(std::move(body));
+  return page;
+}
+
+std::vector<fs::path> WarcFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().ends_with(".warc.gz")) files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Inflates `data` member by member; returns the members' contents.
+std::vector<std::string> InflateMembers(const std::string& data) {
+  std::vector<std::string> members;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    z_stream z{};
+    EXPECT_EQ(inflateInit2(&z, 31), Z_OK);  // gzip wrapper, one member
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + pos));
+    z.avail_in = static_cast<uInt>(data.size() - pos);
+    std::string out;
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+      char buf[16384];
+      z.next_out = reinterpret_cast<Bytef*>(buf);
+      z.avail_out = sizeof(buf);
+      rc = inflate(&z, Z_NO_FLUSH);
+      out.append(buf, sizeof(buf) - z.avail_out);
+    }
+    EXPECT_EQ(rc, Z_STREAM_END) << "member at " << pos;
+    pos = data.size() - z.avail_in;
+    inflateEnd(&z);
+    members.push_back(std::move(out));
+    if (rc != Z_STREAM_END) break;
+  }
+  return members;
+}
+
+TEST(WarcRecordTest, RecordIdsAreDistinctVersion4Uuids) {
+  std::set<std::string> ids;
+  for (int i = 0; i < 1000; ++i) {
+    Result<std::string> id = NewWarcRecordId();
+    ASSERT_TRUE(id.ok());
+    ASSERT_EQ(id->size(), 47u) << *id;  // <urn:uuid:8-4-4-4-12>
+    EXPECT_TRUE(id->starts_with("<urn:uuid:")) << *id;
+    EXPECT_EQ((*id)[24], '4') << *id;  // version nibble
+    EXPECT_NE(std::string("89ab").find((*id)[29]), std::string::npos) << *id;  // variant
+    ids.insert(*id);
+  }
+  EXPECT_EQ(ids.size(), 1000u);
+}
+
+TEST(WarcRecordTest, Sha1DigestIsLabelledBase32) {
+  EXPECT_EQ(*WarcSha1Digest(""), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+  EXPECT_EQ(*WarcSha1Digest("abc"), "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
+}
+
+TEST(WarcRecordTest, SerialisesHeaderBlockAndEndMarker) {
+  WarcRecord record{"metadata", "<urn:uuid:x>", "2026-11-30T02:17:57.123Z", {}, "abc"};
+  record.AddField("WARC-Target-URI", "http://a/\r\nWARC-Type: evil");
+  std::string out = "prefix";
+  AppendWarcRecord(record, out);
+  EXPECT_EQ(out,
+            "prefixWARC/1.1\r\n"
+            "WARC-Type: metadata\r\n"
+            "WARC-Record-ID: <urn:uuid:x>\r\n"
+            "WARC-Date: 2026-11-30T02:17:57.123Z\r\n"
+            "WARC-Target-URI: http://a/  WARC-Type: evil\r\n"
+            "Content-Length: 3\r\n"
+            "\r\n"
+            "abc\r\n\r\n");
+}
+
+TEST(WarcRecordTest, EachCallAppendsOneCompleteGzipMember) {
+  GzipMemberCompressor gzip(kDefaultWarcGzipLevel);
+  const std::vector<std::string> inputs = {"first record", "", RandomBytes(3 << 20, 9),
+                                           std::string(100000, 'a')};
+  std::string out;
+  std::vector<size_t> ends;
+  for (const auto& in : inputs) {
+    ASSERT_TRUE(gzip.AppendMember(in, out).ok());
+    ends.push_back(out.size());
+  }
+  EXPECT_EQ(InflateMembers(out), inputs);
+  // A member read alone from its offset decompresses too (seekable file).
+  EXPECT_EQ(InflateMembers(out.substr(ends[2], ends[3] - ends[2])),
+            std::vector<std::string>{inputs[3]});
+  EXPECT_LT(ends[3] - ends[2], 1000u);  // and it is compressed
+}
+
+TEST(WarcRecordTest, LevelZeroStillWritesValidMembers) {
+  GzipMemberCompressor gzip(0);
+  std::string out;
+  ASSERT_TRUE(gzip.AppendMember("stored", out).ok());
+  ASSERT_TRUE(gzip.AppendMember("twice", out).ok());
+  EXPECT_EQ(InflateMembers(out), (std::vector<std::string>{"stored", "twice"}));
+}
+
+class WarcSinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/warc_sink_test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = fs::path(tmpl) / "out";  // not created yet: the sink must create it
+    options_.out_dir = dir_.string();
+    options_.warc_prefix = "test";
+  }
+  void TearDown() override { fs::remove_all(dir_.parent_path()); }
+
+  fs::path dir_;
+  SinkOptions options_;
+};
+
+TEST_F(WarcSinkTest, IndependentReaderAcceptsEveryRecordAndField) {
+  std::vector<v1::Page> pages;
+  // 0: plain page with links; the fetcher gave the request it sent.
+  pages.push_back(MakePage(0, "<html><a href=/x>x</a></html>"));
+  pages[0].set_request_headers("GET /p0?x=1 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: zcrawl\r\n\r\n");
+  pages[0].add_links()->set_url("https://example.com/x");
+  pages[0].add_links()->set_url("https://other.example/y z");
+  pages[0].set_ip_address("192.0.2.7");
+  // 1: server sent it gzip'd and chunked; the body we got is decoded.
+  pages.push_back(MakePage(1, std::string("binary\0body\r\n\r\nmore", 20)));
+  for (auto [name, value] : {std::pair{"Content-Encoding", "gzip"},
+                             std::pair{"Transfer-Encoding", "chunked"},
+                             std::pair{"content-length", "999"},
+                             std::pair{":status", "200"},
+                             std::pair{"X-Evil", "a\r\nInjected: yes"}}) {
+    auto* h = pages[1].add_headers();
+    h->set_name(name);
+    h->set_value(value);
+  }
+  // 2: HTTP/2 404, no final_url, no request headers, userinfo/port/fragment
+  // in the URL, truncated body.
+  pages.push_back(MakePage(2, RandomBytes(5000, 2)));
+  pages[2].set_final_url("");
+  pages[2].set_url("http://user:pw@example.com:8080/a/b?q=1#frag");
+  pages[2].set_http_status(404);
+  pages[2].set_http_version("HTTP/2");
+  pages[2].set_body_truncated(true);
+  // 3: empty body, request headers with bare LF and no final blank line.
+  pages.push_back(MakePage(3, ""));
+  pages[3].set_request_headers("GET /p3 HTTP/1.1\nHost: example.com\n");
+
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (const auto& page : pages) ASSERT_TRUE(sink.Write(page).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  const json& s = check.summary;
+  EXPECT_EQ(s["files"].size(), 1u);
+  EXPECT_EQ(s["by_type"]["warcinfo"], 1);
+  EXPECT_EQ(s["by_type"]["response"], 4);
+  EXPECT_EQ(s["by_type"]["request"], 4);
+  EXPECT_EQ(s["by_type"]["metadata"], 1);  // only page 0 has links
+
+  const json& r = s["responses"];
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0]["uri"], "https://example.com/p0?x=1");
+  EXPECT_EQ(r[0]["status_line"], "HTTP/1.1 200 OK");
+  EXPECT_EQ(r[0]["date"], "2026-11-30T02:17:57.123Z");
+  EXPECT_EQ(r[0]["ip"], "192.0.2.7");
+  EXPECT_TRUE(r[0]["truncated"].is_null());
+  for (size_t i = 0; i < pages.size(); ++i) {
+    EXPECT_EQ(r[i]["payload_len"], pages[i].body().size()) << i;
+    EXPECT_EQ(r[i]["body_sha1"], Sha1Hex(pages[i].body())) << i;
+  }
+
+  std::map<std::string, std::string> h1;
+  for (const auto& kv : r[1]["headers"]) h1[kv[0]] = kv[1];
+  EXPECT_EQ(h1.count("Content-Encoding"), 0u);
+  EXPECT_EQ(h1.count("Transfer-Encoding"), 0u);
+  EXPECT_EQ(h1.count("content-length"), 0u);
+  EXPECT_EQ(h1.count("Injected"), 0u);
+  EXPECT_EQ(h1["X-Zcrawl-Orig-Content-Encoding"], "gzip");
+  EXPECT_EQ(h1["Content-Length"], "20");
+  EXPECT_EQ(h1["Content-Type"], "text/html; charset=utf-8");
+
+  EXPECT_EQ(r[2]["uri"], "http://user:pw@example.com:8080/a/b?q=1#frag");
+  EXPECT_EQ(r[2]["status_line"], "HTTP/2 404 Not Found");
+  EXPECT_EQ(r[2]["truncated"], "length");
+
+  const json& q = s["requests"];
+  ASSERT_EQ(q.size(), 4u);
+  EXPECT_EQ(q[0]["request_line"], "GET /p0?x=1 HTTP/1.1");
+  EXPECT_EQ(q[0]["headers"][1][1], "zcrawl");
+  EXPECT_EQ(q[1]["request_line"], "GET /p1?x=1 HTTP/1.1");  // synthesised
+  EXPECT_EQ(q[1]["headers"][0][0], "Host");
+  EXPECT_EQ(q[1]["headers"][0][1], "example.com");
+  EXPECT_EQ(q[2]["request_line"], "GET /a/b?q=1 HTTP/1.1");
+  EXPECT_EQ(q[2]["headers"][0][1], "example.com:8080");
+  EXPECT_EQ(q[3]["request_line"], "GET /p3 HTTP/1.1");
+  EXPECT_EQ(q[3]["headers"], json::parse(R"([["Host", "example.com"]])"));
+
+  ASSERT_EQ(s["metadata"].size(), 1u);
+  EXPECT_EQ(s["metadata"][0]["outlinks"],
+            json::array({"https://example.com/x", "https://other.example/y z"}));
+}
+
+TEST_F(WarcSinkTest, FileNameIsPrefixUtcStampAndSerial) {
+  FakeClock clock;  // wall time 1700001000000 = 2023-11-14T22:30:00Z
+  options_.warc_max_bytes = 1;  // one page per file
+  WarcSink sink(options_, kDefaultWarcGzipLevel, clock);
+  ASSERT_TRUE(sink.Open().ok());
+  ASSERT_TRUE(sink.Write(MakePage(0, "x")).ok());
+  EXPECT_EQ(fs::path(sink.current_path()).filename(), "test-20231114223000-00000.warc.gz");
+  clock.Advance(61'000);
+  ASSERT_TRUE(sink.Write(MakePage(1, "x")).ok());
+  EXPECT_EQ(fs::path(sink.current_path()).filename(), "test-20231114223101-00001.warc.gz");
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_TRUE(sink.current_path().empty());
+}
+
+TEST_F(WarcSinkTest, PageWithoutFetchTimeIsDatedByTheClock) {
+  FakeClock clock;
+  WarcSink sink(options_, kDefaultWarcGzipLevel, clock);
+  ASSERT_TRUE(sink.Open().ok());
+  v1::Page page = MakePage(0, "x");
+  page.set_fetched_at_ms(0);
+  ASSERT_TRUE(sink.Write(page).ok());
+  ASSERT_TRUE(sink.Close().ok());
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  EXPECT_EQ(check.summary["responses"][0]["date"], "2023-11-14T22:30:00.000Z");
+}
+
+TEST_F(WarcSinkTest, FlushedPagesAreReadableBeforeClose) {
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sink.Write(MakePage(i, "body")).ok());
+  // Buffered, not on disk yet.
+  EXPECT_EQ(fs::file_size(sink.current_path()), 0u);
+  ASSERT_TRUE(sink.Flush().ok());
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  EXPECT_EQ(check.summary["by_type"]["response"], 3);
+  ASSERT_TRUE(sink.Close().ok());
+}
+
+TEST_F(WarcSinkTest, RotatesBeforeAFileWouldPassTheLimit) {
+  options_.warc_max_bytes = 64 * 1024;
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  // Random bodies do not compress: about 8 KiB per page on disk.
+  for (int i = 0; i < 60; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(8000, i))).ok());
+  ASSERT_TRUE(sink.Close().ok());
+
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  EXPECT_EQ(check.summary["by_type"]["response"], 60);
+  const json& files = check.summary["files"];
+  EXPECT_GE(files.size(), 7u);  // 60 * 8 KiB / 64 KiB
+  EXPECT_EQ(check.summary["by_type"]["warcinfo"], files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    const json& f = files[i];
+    EXPECT_EQ(f["first_type"], "warcinfo");
+    EXPECT_LE(f["bytes"].get<uint64_t>(), options_.warc_max_bytes) << f["path"];
+    // Not rotated early either: another page would not have fitted.
+    if (i + 1 < files.size()) {
+      EXPECT_GT(f["bytes"].get<uint64_t>(), options_.warc_max_bytes - 9000) << f["path"];
+    }
+  }
+  // Serials count up from 0 without gaps.
+  const auto paths = WarcFiles(dir_);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    char suffix[32];
+    snprintf(suffix, sizeof(suffix), "-%05zu.warc.gz", i);
+    EXPECT_TRUE(paths[i].filename().string().ends_with(suffix)) << paths[i];
+  }
+}
+
+TEST_F(WarcSinkTest, PageLargerThanTheLimitGetsAFileOfItsOwn) {
+  options_.warc_max_bytes = 1024;
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(4000, i))).ok());
+  ASSERT_TRUE(sink.Close().ok());
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  ASSERT_EQ(check.summary["files"].size(), 3u);
+  for (const json& f : check.summary["files"]) EXPECT_EQ(f["records"], 3);  // info, resp, req
+}
+
+TEST_F(WarcSinkTest, ReopenNeverOverwritesExistingFiles) {
+  {
+    WarcSink sink(options_);
+    ASSERT_TRUE(sink.Open().ok());
+    ASSERT_TRUE(sink.Write(MakePage(0, "first run")).ok());
+    ASSERT_TRUE(sink.Close().ok());
+  }
+  // Someone else's file with a higher serial and the same time stamp form.
+  const fs::path foreign = dir_ / "test-20000101000000-00007.warc.gz";
+  std::ofstream(foreign) << "not ours";
+  const auto before = WarcFiles(dir_);
+  ASSERT_EQ(before.size(), 2u);
+  std::map<fs::path, std::string> contents;
+  for (const auto& p : before) contents[p] = ReadFile(p);
+
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  ASSERT_TRUE(sink.Write(MakePage(1, "second run")).ok());
+  EXPECT_TRUE(sink.current_path().ends_with("-00008.warc.gz")) << sink.current_path();
+  ASSERT_TRUE(sink.Close().ok());
+
+  const auto after = WarcFiles(dir_);
+  ASSERT_EQ(after.size(), 3u);
+  for (const auto& [path, data] : contents) EXPECT_EQ(ReadFile(path), data) << path;
+  fs::remove(foreign);
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  EXPECT_EQ(check.summary["by_type"]["response"], 2);
+}
+
+TEST_F(WarcSinkTest, OpenAndCloseWithoutPagesLeavesNoFile) {
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+  ASSERT_TRUE(sink.Close().ok());  // idempotent
+  EXPECT_TRUE(fs::is_directory(dir_));
+  EXPECT_TRUE(WarcFiles(dir_).empty());
+}
+
+TEST_F(WarcSinkTest, WriteWithoutOpenFails) {
+  WarcSink sink(options_);
+  EXPECT_EQ(sink.Write(MakePage(0, "x")).code(), StatusCode::kInternal);
+}
+
+TEST_F(WarcSinkTest, OpenFailsWhenTheFolderCannotBeCreated) {
+  std::ofstream(dir_.parent_path() / "file") << "x";
+  options_.out_dir = (dir_.parent_path() / "file" / "sub").string();
+  WarcSink sink(options_);
+  EXPECT_FALSE(sink.Open().ok());
+}
+
+// RLIMIT_FSIZE makes write() fail with EFBIG past a size: a real I/O error
+// without a fake file system.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    ::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit saved_{};
+  sighandler_t old_handler_;
+};
+
+TEST_F(WarcSinkTest, FailedFlushCutsTheFileBackAndTheNextPagesGoToANewFile) {
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  ASSERT_TRUE(sink.Write(MakePage(0, RandomBytes(3000, 0))).ok());
+  ASSERT_TRUE(sink.Write(MakePage(1, RandomBytes(3000, 1))).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  const fs::path first = sink.current_path();
+  const uintmax_t durable = fs::file_size(first);
+  {
+    FileSizeLimit limit(durable + 5000);
+    for (int i = 2; i < 6; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+    const Status flushed = sink.Flush();
+    EXPECT_FALSE(flushed.ok());
+  }
+  EXPECT_EQ(fs::file_size(first), durable);  // unacknowledged pages cut away
+  // The retried pages land in a new file.
+  for (int i = 2; i < 6; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_NE(sink.current_path(), first.string());
+  ASSERT_TRUE(sink.Close().ok());
+
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  EXPECT_EQ(check.summary["files"].size(), 2u);
+  EXPECT_EQ(check.summary["by_type"]["response"], 6);
+}
+
+}  // namespace
+}  // namespace zcrawl::writer

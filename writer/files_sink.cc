@@ -1,0 +1,194 @@
+#include "writer/files_sink.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "common/json_writer.h"
+#include "common/url.h"
+
+namespace zcrawl::writer {
+namespace {
+
+constexpr size_t kMaxSegmentBytes = 200;
+
+// Stable 64-bit FNV-1a, for fallback names that must not change between runs.
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string Hex64(uint64_t v) {
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+bool SafeChar(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::strchr("-._~%+=,@!()", c) != nullptr;
+}
+
+std::string SanitizeSegment(std::string_view segment) {
+  if (segment.empty() || segment == "." || segment == "..") return "_";
+  std::string out;
+  out.reserve(segment.size());
+  for (unsigned char c : segment) out.push_back(SafeChar(c) && c != 0 ? static_cast<char>(c) : '_');
+  if (out.size() > kMaxSegmentBytes) {
+    out = out.substr(0, kMaxSegmentBytes - 17) + "_" + Hex64(Fnv1a(segment));
+  }
+  if (out == "." || out == "..") out = "_";
+  return out;
+}
+
+std::string ErrnoText(std::string_view what, const std::string& path) {
+  return std::string(what) + " " + path + ": " + std::strerror(errno);
+}
+
+Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    const ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return UnavailableError(ErrnoText("write", path));
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
+}
+
+// mkdir -p below `root`; false if some component exists as a non-directory.
+bool MakeDirs(const std::string& root, const std::string& relative_dir) {
+  std::string path = root;
+  size_t start = 0;
+  while (start < relative_dir.size()) {
+    size_t end = relative_dir.find('/', start);
+    if (end == std::string::npos) end = relative_dir.size();
+    path += "/";
+    path.append(relative_dir, start, end - start);
+    if (mkdir(path.c_str(), 0755) != 0) {
+      if (errno != EEXIST) return false;
+      struct stat st {};
+      if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+    }
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string FilesSinkPathFor(std::string_view url_text, std::string_view content_type) {
+  auto url = Url::Parse(url_text);
+  if (!url.ok()) return "_/" + Hex64(Fnv1a(url_text));
+  std::string path = SanitizeSegment(url->hostname());
+  if (!url->port().empty()) path += "_" + std::string(url->port());
+  std::string_view pathname = url->pathname();
+  std::string last;
+  size_t start = pathname.starts_with('/') ? 1 : 0;
+  while (true) {
+    const size_t slash = pathname.find('/', start);
+    if (slash == std::string_view::npos) {
+      last = std::string(pathname.substr(start));
+      break;
+    }
+    path += "/" + SanitizeSegment(pathname.substr(start, slash - start));
+    start = slash + 1;
+  }
+  std::string file = last.empty() ? "index.html" : SanitizeSegment(last);
+  if (!url->search().empty()) {
+    // Query variants of one path get distinct, stable names.
+    file += "_q" + Hex64(Fnv1a(url->search())).substr(0, 12);
+    if (content_type == "text/html") file += ".html";
+  }
+  return path + "/" + file;
+}
+
+FilesSink::FilesSink(const SinkOptions& options) : options_(options) {}
+
+FilesSink::~FilesSink() { Close().IgnoreError(); }
+
+Status FilesSink::Open() {
+  std::error_code ec;
+  std::filesystem::create_directories(options_.out_dir, ec);
+  if (ec) return PermissionDeniedError("cannot create " + options_.out_dir + ": " + ec.message());
+  const std::string index = options_.out_dir + "/index.jsonl";
+  index_fd_ = open(index.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (index_fd_ < 0) return PermissionDeniedError(ErrnoText("cannot open", index));
+  return Status::Ok();
+}
+
+Result<std::string> FilesSink::StoreBody(const v1::Page& page) {
+  std::string relative = FilesSinkPathFor(page.url(), page.content_type());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const size_t slash = relative.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : relative.substr(0, slash);
+    if (MakeDirs(options_.out_dir, dir)) {
+      const std::string full = options_.out_dir + "/" + relative;
+      const int fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        Status s = WriteAll(fd, page.body(), full);
+        close(fd);
+        if (!s.ok()) return s;
+        return relative;
+      }
+      if (errno != EEXIST && errno != EISDIR && errno != ENOTDIR) {
+        return UnavailableError(ErrnoText("cannot create", full));
+      }
+    }
+    // Taken by another URL, or a file/directory clash: use the flat name.
+    const uint64_t digest = Fnv1a(page.url());
+    relative = "_/" + Hex64(digest) + "-" + Hex64(Fnv1a(page.page_id())).substr(0, 8);
+  }
+  return UnavailableError("no free file name for " + page.url());
+}
+
+Status FilesSink::Write(const v1::Page& page) {
+  if (index_fd_ < 0) return InternalError("files sink not open");
+  auto file = StoreBody(page);
+  if (!file.ok()) return file.status();
+  JsonWriter json;
+  json.BeginObject()
+      .Key("url").String(page.url())
+      .Key("final_url").String(page.final_url())
+      .Key("status").Uint(page.http_status())
+      .Key("content_type").String(page.content_type())
+      .Key("bytes").Uint(page.body().size())
+      .Key("depth").Uint(page.depth())
+      .Key("fetched_at_ms").Int(page.fetched_at_ms())
+      .Key("file").String(*file)
+      .EndObject();
+  index_buffer_ += json.str();
+  index_buffer_ += '\n';
+  return Status::Ok();
+}
+
+Status FilesSink::Flush() {
+  if (index_fd_ < 0) return InternalError("files sink not open");
+  if (!index_buffer_.empty()) {
+    if (Status s = WriteAll(index_fd_, index_buffer_, "index.jsonl"); !s.ok()) return s;
+    index_buffer_.clear();
+  }
+  // One syncfs makes every page file, directory entry and the index durable
+  // at once: far cheaper than an fsync per file.
+  if (syncfs(index_fd_) != 0) return UnavailableError(ErrnoText("syncfs", options_.out_dir));
+  return Status::Ok();
+}
+
+Status FilesSink::Close() {
+  if (index_fd_ < 0) return Status::Ok();
+  Status s = Flush();
+  close(index_fd_);
+  index_fd_ = -1;
+  return s;
+}
+
+}  // namespace zcrawl::writer

@@ -1,0 +1,47 @@
+// FilesSink: one file per page under out_dir, laid out like the site
+// (out_dir/HOST[_PORT]/path/to/page), plus out_dir/index.jsonl with one line
+// per page: url, final_url, status, content_type, bytes, depth, fetched_at,
+// file (relative to out_dir).
+//
+// Safety: every path segment is sanitised ("", ".", ".." and characters
+// unsafe in file names are replaced), so no URL can escape out_dir. Files
+// are created with O_EXCL, so no URL ever overwrites another's file; when
+// the natural name is taken or collides with a directory, the page goes to
+// out_dir/_/HEX.ext named by the URL's digest (the index says where).
+//
+// Calls come from the writer's sink thread only (see sink.h).
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "writer/sink.h"
+#include "writer/sink_options.h"
+
+namespace zcrawl::writer {
+
+class FilesSink final : public Sink {
+ public:
+  explicit FilesSink(const SinkOptions& options);
+  ~FilesSink() override;
+
+  Status Open() override;
+  Status Write(const v1::Page& page) override;
+  Status Flush() override;
+  Status Close() override;
+  std::string_view name() const override { return "files"; }
+
+ private:
+  // Creates the file for `page` and returns its path relative to out_dir.
+  Result<std::string> StoreBody(const v1::Page& page);
+
+  SinkOptions options_;
+  int index_fd_ = -1;
+  std::string index_buffer_;  // index lines not yet written
+};
+
+// Relative path (under out_dir) where FilesSink would like to put `url`.
+// Exposed for tests.
+std::string FilesSinkPathFor(std::string_view url, std::string_view content_type);
+
+}  // namespace zcrawl::writer

@@ -1,0 +1,277 @@
+#include "writer/jsonl_sink.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "common/encoding.h"
+#include "common/json_writer.h"
+
+namespace zcrawl::writer {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kTailScanChunk = 64 * 1024;
+
+// Maps an errno to the code that tells the caller what to do next.
+Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
+  std::string message = std::string(what) + " " + path + ": " + std::strerror(err);
+  switch (err) {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return PermissionDeniedError(std::move(message));
+    case ENOSPC:
+    case EDQUOT:
+    case EMFILE:
+    case ENFILE:
+      return ResourceExhaustedError(std::move(message));
+    default:
+      return UnavailableError(std::move(message));
+  }
+}
+
+Status FsyncDir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("open folder", dir, errno);
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return ErrnoStatus("fsync folder", dir, err);
+  return Status::Ok();
+}
+
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Size of the file without a last line that lacks its '\n'.
+Result<uint64_t> SizeWithoutTornLine(int fd, uint64_t size, const std::string& path) {
+  std::string chunk;
+  uint64_t end = size;
+  while (end > 0) {
+    const uint64_t begin = end > kTailScanChunk ? end - kTailScanChunk : 0;
+    chunk.resize(end - begin);
+    size_t got = 0;
+    while (got < chunk.size()) {
+      const ssize_t n = ::pread(fd, chunk.data() + got, chunk.size() - got,
+                                static_cast<off_t>(begin + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return ErrnoStatus("read", path, n < 0 ? errno : EIO);
+      got += static_cast<size_t>(n);
+    }
+    const size_t newline = chunk.rfind('\n');
+    if (newline != std::string::npos) return begin + newline + 1;
+    end = begin;
+  }
+  return uint64_t{0};
+}
+
+}  // namespace
+
+std::string PageJson(const v1::Page& page, bool include_body) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("url").String(page.url());
+  json.Key("final_url").String(page.final_url());
+  json.Key("status").Uint(page.http_status());
+
+  // Repeated names (any case) share one member, values joined with ", ".
+  std::vector<std::pair<std::string_view, std::string>> headers;
+  std::unordered_map<std::string, size_t> index_by_name;
+  for (const v1::Header& header : page.headers()) {
+    const auto [it, inserted] = index_by_name.emplace(AsciiLower(header.name()), headers.size());
+    if (inserted) {
+      headers.emplace_back(header.name(), header.value());
+    } else {
+      std::string& value = headers[it->second].second;
+      value += ", ";
+      value += header.value();
+    }
+  }
+  json.Key("headers").BeginObject();
+  for (const auto& [name, value] : headers) json.Key(name).String(value);
+  json.EndObject();
+
+  json.Key("content_type").String(page.content_type());
+  json.Key("charset").String(page.charset());
+  json.Key("fetched_at");
+  if (page.fetched_at_ms() != 0) {
+    json.String(FormatRfc3339Millis(page.fetched_at_ms()));
+  } else {
+    json.Null();
+  }
+  json.Key("depth").Uint(page.depth());
+  json.Key("title").String(page.title());
+  json.Key("text").String(page.text());
+  json.Key("outlinks").BeginArray();
+  for (const v1::Link& link : page.links()) json.String(link.url());
+  json.EndArray();
+  json.Key("redirects").BeginArray();
+  for (const v1::Redirect& redirect : page.redirects()) {
+    json.BeginObject();
+    json.Key("from").String(redirect.from_url());
+    json.Key("status").Uint(redirect.status_code());
+    json.Key("location").String(redirect.location());
+    json.EndObject();
+  }
+  json.EndArray();
+  if (include_body) {
+    json.Key("body").String(Base64Encode(page.body()));
+    if (page.body_truncated()) json.Key("body_truncated").Bool(true);
+  }
+  json.EndObject();
+  return json.Take();
+}
+
+JsonlSink::JsonlSink(SinkOptions options)
+    : options_(std::move(options)),
+      path_((fs::path(options_.out_dir) / kJsonlFileName).string()) {}
+
+JsonlSink::~JsonlSink() { Close().IgnoreError(); }
+
+Status JsonlSink::Open() {
+  if (open_) return Status::Ok();
+  std::error_code ec;
+  const fs::path dir(options_.out_dir);
+  const bool created = fs::create_directories(dir, ec);
+  if (ec) return ErrnoStatus("create folder", options_.out_dir, ec.value());
+  if (created) {
+    // Make the new folder's own entry durable too.
+    fs::path absolute = fs::absolute(dir, ec);
+    if (!absolute.has_filename()) absolute = absolute.parent_path();  // "a/b/"
+    if (!ec) {
+      Status s = FsyncDir(absolute.parent_path().string());
+      if (!s.ok()) return s;
+    }
+  }
+  Status s = OpenFile();
+  if (!s.ok()) return s;
+  buffer_.reserve(kJsonlWriteChunkBytes + (kJsonlWriteChunkBytes >> 2));
+  open_ = true;
+  return Status::Ok();
+}
+
+Status JsonlSink::OpenFile() {
+  int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) dir_sync_needed_ = true;
+  }
+  if (fd < 0) return ErrnoStatus("open", path_, errno);
+
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return ErrnoStatus("stat", path_, err);
+  }
+  auto size = static_cast<uint64_t>(st.st_size);
+  Result<uint64_t> whole = SizeWithoutTornLine(fd, size, path_);
+  if (!whole.ok()) {
+    ::close(fd);
+    return whole.status();
+  }
+  if (*whole != size) {
+    if (::ftruncate(fd, static_cast<off_t>(*whole)) != 0 || ::fsync(fd) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return ErrnoStatus("cut torn line of", path_, err);
+    }
+    size = *whole;
+  }
+  fd_ = fd;
+  file_bytes_ = size;
+  synced_bytes_ = size;
+  return Status::Ok();
+}
+
+Status JsonlSink::Write(const v1::Page& page) {
+  if (!open_) return InternalError("JsonlSink::Write called while not open");
+  if (fd_ < 0) {
+    Status s = OpenFile();
+    if (!s.ok()) return s;
+  }
+  buffer_ += PageJson(page, options_.jsonl_body);
+  buffer_.push_back('\n');
+  if (buffer_.size() >= kJsonlWriteChunkBytes) {
+    Status s = WriteBuffer();
+    if (!s.ok()) {
+      AbandonWrites();
+      return s;
+    }
+  }
+  return Status::Ok();
+}
+
+Status JsonlSink::Flush() {
+  if (!open_) return InternalError("JsonlSink::Flush called while not open");
+  if (fd_ >= 0) {
+    Status s = WriteBuffer();
+    if (s.ok() && ::fsync(fd_) != 0) s = ErrnoStatus("fsync", path_, errno);
+    if (!s.ok()) {
+      AbandonWrites();
+      return s;
+    }
+    synced_bytes_ = file_bytes_;
+  }
+  if (dir_sync_needed_) {
+    Status s = FsyncDir(options_.out_dir);
+    if (!s.ok()) return s;
+    dir_sync_needed_ = false;
+  }
+  return Status::Ok();
+}
+
+Status JsonlSink::Close() {
+  if (!open_) return Status::Ok();
+  Status s = Flush();
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  open_ = false;
+  return s;
+}
+
+Status JsonlSink::WriteBuffer() {
+  std::string_view data = buffer_;
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd_, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("write", path_, errno);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+    file_bytes_ += static_cast<uint64_t>(n);
+  }
+  buffer_.clear();
+  return Status::Ok();
+}
+
+void JsonlSink::AbandonWrites() {
+  buffer_.clear();
+  if (fd_ < 0) return;
+  // Best effort: if this fails, OpenFile on the next Write cuts the torn
+  // line instead.
+  if (::ftruncate(fd_, static_cast<off_t>(synced_bytes_)) == 0) ::fsync(fd_);
+  ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace zcrawl::writer

@@ -1,0 +1,80 @@
+// JsonlSink: stores pages as JSON lines in out_dir/pages.jsonl, one object
+// per line, appended across runs. Easy to grep, load into pandas or jq.
+//
+// One line (PageJson below) holds: url, final_url, status, headers (object;
+// a name sent more than once, compared case-insensitively, gets its values
+// joined with ", " under its first spelling; lossy for Set-Cookie),
+// content_type, charset, fetched_at (RFC 3339 UTC with milliseconds, null
+// when the fetcher gave no time), depth, title, text, outlinks (array of
+// URLs), redirects (array of {from, status, location}) and, only when
+// SinkOptions::jsonl_body is set, body (base64 of the decoded body) plus
+// body_truncated when the fetcher cut it. Strings are always valid JSON:
+// invalid UTF-8 becomes U+FFFD (common/json_writer.h).
+//
+// Durability: Write buffers in memory and writes in chunks of
+// kJsonlWriteChunkBytes; Flush writes the rest and fsyncs the file (and the
+// folder when this sink created the file). After a failed write or fsync the
+// sink cuts the file back to its last durable size, so a torn line never
+// stays behind, and the unacknowledged pages come again. Open also cuts a
+// torn last line left by a crash (it was never acknowledged). One sink per
+// file: two processes appending to one pages.jsonl are not supported.
+//
+// Thread-safety: none; the writer's sink thread owns the sink (sink.h).
+// PageJson is a pure function, safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "writer/sink.h"
+#include "writer/sink_options.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::writer {
+
+inline constexpr std::string_view kJsonlFileName = "pages.jsonl";
+// Write() hands buffered bytes to the kernel once this many are pending.
+inline constexpr size_t kJsonlWriteChunkBytes = 4u << 20;
+
+// The page as one JSON object, without the trailing newline.
+std::string PageJson(const v1::Page& page, bool include_body);
+
+class JsonlSink : public Sink {
+ public:
+  explicit JsonlSink(SinkOptions options);
+  ~JsonlSink() override;  // Close(), error ignored: call Close to see it
+  JsonlSink(const JsonlSink&) = delete;
+  JsonlSink& operator=(const JsonlSink&) = delete;
+
+  // Creates out_dir if missing and opens pages.jsonl for appending.
+  // Opening an open sink does nothing.
+  Status Open() override;
+  Status Write(const v1::Page& page) override;
+  Status Flush() override;
+  Status Close() override;
+  std::string_view name() const override { return "jsonl"; }
+
+  // out_dir/pages.jsonl.
+  const std::string& path() const { return path_; }
+
+ private:
+  // Opens the file, creating it if needed, and cuts a torn last line.
+  Status OpenFile();
+  Status WriteBuffer();
+  // After an I/O error: drops the buffer, cuts the file back to its durable
+  // size and closes it; the next Write reopens it.
+  void AbandonWrites();
+
+  SinkOptions options_;
+  std::string path_;
+  bool open_ = false;
+  int fd_ = -1;                   // -1 when closed or after an error
+  uint64_t file_bytes_ = 0;       // size on disk (written, maybe not durable)
+  uint64_t synced_bytes_ = 0;     // durable prefix
+  bool dir_sync_needed_ = false;  // we created the file; its entry is not durable yet
+  std::string buffer_;            // lines not yet written
+};
+
+}  // namespace zcrawl::writer

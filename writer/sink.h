@@ -1,0 +1,38 @@
+// Sink: where the writer puts pages. One implementation per storage format
+// (files, jsonl, warc, exec), picked by name through sink_registry.h.
+//
+// Contract: the writer calls every method from its one sink thread, never
+// concurrently, in the order Open, (Write* Flush)*, Close. A page passed to
+// Write is not yet safe; it is durable only once the next Flush returns OK,
+// and only then does the writer acknowledge it. A Write or Flush error means
+// the pages since the last successful Flush are not acknowledged (their
+// fetchers report them as failed and the frontier retries them), so a sink
+// must tolerate seeing the same page again after a failed Flush.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::writer {
+
+class Sink {
+ public:
+  virtual ~Sink() = default;
+
+  // Creates or reopens the destination (appending to what is there).
+  virtual Status Open() = 0;
+  // Appends one page record. Buffered; not durable yet.
+  virtual Status Write(const v1::Page& page) = 0;
+  // Flushes and fsyncs everything written so far.
+  virtual Status Flush() = 0;
+  // Flushes and releases the destination. Idempotent.
+  virtual Status Close() = 0;
+  // The name used in --format, e.g. "files".
+  virtual std::string_view name() const = 0;
+};
+
+}  // namespace zcrawl::writer

@@ -1,0 +1,56 @@
+#include "writer/sink_registry.h"
+
+#include <functional>
+#include <string>
+
+#include "writer/files_sink.h"
+#include "writer/jsonl_sink.h"
+#include "writer/warc_sink.h"
+
+namespace zcrawl::writer {
+namespace {
+
+using Factory = std::function<std::unique_ptr<Sink>(const SinkOptions&)>;
+
+struct Entry {
+  std::string_view name;
+  Factory make;
+};
+
+const std::vector<Entry>& Registry() {
+  static const std::vector<Entry> entries = {
+      {"files", [](const SinkOptions& o) { return std::make_unique<FilesSink>(o); }},
+      {"jsonl", [](const SinkOptions& o) { return std::make_unique<JsonlSink>(o); }},
+      {"warc", [](const SinkOptions& o) { return std::make_unique<WarcSink>(o); }},
+  };
+  return entries;
+}
+
+}  // namespace
+
+Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
+                                                     const SinkOptions& options) {
+  std::vector<std::unique_ptr<Sink>> sinks;
+  size_t start = 0;
+  while (start <= formats.size()) {
+    size_t comma = formats.find(',', start);
+    if (comma == std::string_view::npos) comma = formats.size();
+    const std::string_view name = formats.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) continue;
+    const Entry* found = nullptr;
+    for (const Entry& entry : Registry()) {
+      if (entry.name == name) found = &entry;
+    }
+    if (!found) {
+      std::string known;
+      for (const Entry& entry : Registry()) known += (known.empty() ? "" : ", ") + std::string(entry.name);
+      return InvalidArgumentError("unknown format '" + std::string(name) + "' (known: " + known + ")");
+    }
+    sinks.push_back(found->make(options));
+  }
+  if (sinks.empty()) return InvalidArgumentError("no output format given");
+  return sinks;
+}
+
+}  // namespace zcrawl::writer

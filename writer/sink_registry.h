@@ -1,0 +1,19 @@
+// Sink registry: turns --format (e.g. "warc,jsonl") into sink objects.
+// Adding a sink is one file plus one line in sink_registry.cc.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "writer/sink.h"
+#include "writer/sink_options.h"
+
+namespace zcrawl::writer {
+
+// InvalidArgument naming the unknown format and the known ones.
+Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
+                                                     const SinkOptions& options);
+
+}  // namespace zcrawl::writer

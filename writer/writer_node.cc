@@ -1,0 +1,221 @@
+#include "writer/writer_node.h"
+
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include "common/shutdown_signal.h"
+#include "common/zmq_io.h"
+
+namespace zcrawl::writer {
+
+WriterNode::WriterNode(const WriterOptions& options, zmq::context_t& context, const Clock& clock,
+                       std::vector<std::unique_ptr<Sink>> sinks)
+    : options_(options),
+      context_(context),
+      clock_(clock),
+      codec_("writer-" + std::to_string(getpid())),
+      sinks_(std::move(sinks)) {}
+
+WriterNode::~WriterNode() { CloseSinks().IgnoreError(); }
+
+Status WriterNode::Start() {
+  for (auto& sink : sinks_) {
+    if (Status s = sink->Open(); !s.ok()) return s;
+  }
+  auto socket = MakeSocket(context_, zmq::socket_type::router);
+  if (!socket.ok()) return socket.status();
+  socket_ = std::move(*socket);
+  socket_.set(zmq::sockopt::router_handover, 1);
+  if (Status s = Bind(socket_, options_.bind); !s.ok()) return s;
+  if (!options_.frontier.empty()) {
+    SocketSettings settings;
+    settings.identity = codec_.sender_id();
+    auto dealer = MakeSocket(context_, zmq::socket_type::dealer, settings);
+    if (!dealer.ok()) return dealer.status();
+    frontier_ = std::move(*dealer);
+    if (Status s = Connect(frontier_, options_.frontier); !s.ok()) return s;
+    frontier_last_seen_ms_ = clock_.NowMs();
+    SayReadyToFrontier();
+  }
+  std::string names;
+  for (auto& sink : sinks_) names += (names.empty() ? "" : ",") + std::string(sink->name());
+  spdlog::info("writer listening endpoint={} formats={} out={}", options_.bind, names,
+               options_.sink.out_dir);
+  return Status::Ok();
+}
+
+void WriterNode::SayReadyToFrontier() {
+  v1::Envelope envelope;
+  envelope.mutable_ready()->set_role(v1::PEER_ROLE_WRITER);
+  envelope.mutable_ready()->set_pid(static_cast<uint32_t>(getpid()));
+  const std::string bytes = codec_.Encode(envelope);
+  if (SendFrame(frontier_, bytes).ok()) frontier_last_sent_ms_ = clock_.NowMs();
+}
+
+void WriterNode::Send(const std::string& identity, v1::Envelope& envelope) {
+  const std::string bytes = codec_.Encode(envelope);
+  if (Status s = SendToPeer(socket_, identity, bytes); !s.ok()) {
+    // The fetcher is gone; it will be told nothing and its lease expires.
+    spdlog::debug("reply not delivered peer={} error={}", identity, s.message());
+  }
+}
+
+void WriterNode::Ack(const std::string& identity, const std::string& page_id, bool stored,
+                     bool duplicate, const std::string& error) {
+  v1::Envelope envelope;
+  auto* ack = envelope.mutable_page_ack();
+  ack->set_page_id(page_id);
+  ack->set_stored(stored);
+  ack->set_duplicate(duplicate);
+  ack->set_error(error);
+  Send(identity, envelope);
+}
+
+void WriterNode::HandlePage(const std::string& identity, const v1::Page& page) {
+  const std::string& key = page.dedup_key().empty() ? page.url() : page.dedup_key();
+  if (stored_keys_.count(key)) {
+    ++counters_.duplicates;
+    spdlog::debug("duplicate page url={}", page.url());
+    Ack(identity, page.page_id(), true, true, "");
+    return;
+  }
+  if (batch_keys_.count(key)) {
+    // Stored by this batch; durable when the batch is.
+    ++counters_.duplicates;
+    pending_.push_back(PendingAck{identity, page.page_id(), ""});
+    return;
+  }
+  for (auto& sink : sinks_) {
+    if (Status s = sink->Write(page); !s.ok()) {
+      ++counters_.write_errors;
+      spdlog::error("sink {} cannot write url={}: {}", sink->name(), page.url(), s.message());
+      Ack(identity, page.page_id(), false, false, s.message());
+      return;
+    }
+  }
+  counters_.bytes_stored += page.body().size();
+  batch_keys_.insert(key);
+  pending_.push_back(PendingAck{identity, page.page_id(), key});
+}
+
+void WriterNode::HandleFetcherMessage(const std::string& identity, const std::string& payload) {
+  auto envelope = EnvelopeCodec::Decode(payload);
+  if (!envelope.ok()) {
+    ++counters_.malformed_messages;
+    spdlog::warn("dropped malformed message bytes={} error={}", payload.size(),
+                 envelope.status().message());
+    return;
+  }
+  switch (envelope->payload_case()) {
+    case v1::Envelope::kPage:
+      HandlePage(identity, envelope->page());
+      break;
+    case v1::Envelope::kReady:
+    case v1::Envelope::kHeartbeat: {
+      v1::Envelope reply;
+      reply.mutable_heartbeat();
+      Send(identity, reply);
+      break;
+    }
+    case v1::Envelope::kGoodbye:
+      break;
+    default:
+      ++counters_.malformed_messages;
+      spdlog::warn("unexpected message type={} from={}", PayloadName(*envelope),
+                   envelope->sender_id());
+  }
+}
+
+void WriterNode::HandleFrontierMessage(const std::string& payload) {
+  auto envelope = EnvelopeCodec::Decode(payload);
+  if (!envelope.ok()) {
+    ++counters_.malformed_messages;
+    return;
+  }
+  frontier_last_seen_ms_ = clock_.NowMs();
+  if (envelope->has_shutdown()) {
+    spdlog::info("frontier says shutdown reason={}", envelope->shutdown().reason());
+    shutdown_received_ = true;
+  } else if (envelope->has_reject()) {
+    SayReadyToFrontier();
+  }
+}
+
+Status WriterNode::FlushAndAcknowledge() {
+  if (pending_.empty()) return Status::Ok();
+  Status flushed = Status::Ok();
+  for (auto& sink : sinks_) {
+    if (Status s = sink->Flush(); !s.ok() && flushed.ok()) flushed = s;
+  }
+  ++counters_.flushes;
+  if (!flushed.ok()) {
+    ++counters_.write_errors;
+    spdlog::error("flush failed, {} pages not acknowledged as stored: {}", pending_.size(),
+                  flushed.message());
+  }
+  for (const PendingAck& pending : pending_) {
+    if (flushed.ok() && !pending.dedup_key.empty()) {
+      stored_keys_.insert(pending.dedup_key);
+      ++counters_.pages_stored;
+    }
+    Ack(pending.identity, pending.page_id, flushed.ok(), pending.dedup_key.empty(),
+        flushed.ok() ? "" : flushed.message());
+  }
+  pending_.clear();
+  batch_keys_.clear();
+  return flushed;
+}
+
+Status WriterNode::CloseSinks() {
+  Status result = Status::Ok();
+  for (auto& sink : sinks_) {
+    if (Status s = sink->Close(); !s.ok() && result.ok()) result = s;
+  }
+  return result;
+}
+
+Status WriterNode::Run() {
+  InboundMessage message;
+  while (true) {
+    if (ShutdownSignal::Requested() || shutdown_received_) {
+      FlushAndAcknowledge().IgnoreError();
+      Status closed = CloseSinks();
+      spdlog::info("writer done stored={} duplicates={} bytes={} flushes={}", counters_.pages_stored,
+                   counters_.duplicates, counters_.bytes_stored, counters_.flushes);
+      return closed;
+    }
+    std::vector<zmq::pollitem_t> items = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};
+    if (frontier_) items.push_back({frontier_.handle(), 0, ZMQ_POLLIN, 0});
+    try {
+      zmq::poll(items.data(), items.size(), std::chrono::milliseconds(options_.heartbeat_ms / 2));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      return InternalError(std::string("poll: ") + e.what());
+    }
+    // Take what is waiting, up to one batch, then make it durable at once.
+    for (uint32_t i = 0; i < options_.max_batch_pages * 2; ++i) {
+      Status s = ReceiveMessage(socket_, /*from_router=*/true, &message);
+      if (s.code() == StatusCode::kNotFound) break;
+      if (!s.ok()) {
+        ++counters_.malformed_messages;
+        continue;
+      }
+      HandleFetcherMessage(message.identity, message.payload);
+      if (pending_.size() >= options_.max_batch_pages) break;
+    }
+    FlushAndAcknowledge().IgnoreError();
+    if (frontier_) {
+      while (ReceiveMessage(frontier_, false, &message).ok()) HandleFrontierMessage(message.payload);
+      const int64_t now = clock_.NowMs();
+      if (now - frontier_last_sent_ms_ >= options_.heartbeat_ms) {
+        v1::Envelope heartbeat;
+        heartbeat.mutable_heartbeat();
+        const std::string bytes = codec_.Encode(heartbeat);
+        if (SendFrame(frontier_, bytes).ok()) frontier_last_sent_ms_ = now;
+      }
+    }
+  }
+}
+
+}  // namespace zcrawl::writer

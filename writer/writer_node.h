@@ -1,0 +1,88 @@
+// WriterNode: the writer process's loop. Many fetchers send pages to one
+// ROUTER socket (ZeroMQ queues them fairly: the many-to-one hand-off); the
+// node writes each new page to every sink, then flushes the sinks once for
+// the whole batch (group commit) and only then acknowledges each page to its
+// fetcher. A page whose URL was already stored is acknowledged as a
+// duplicate without writing it again.
+//
+// Back-pressure: the node takes at most max_batch_pages before flushing;
+// fetchers hold each page until its ack and ask for no new work meanwhile,
+// so a slow disk slows the crawl instead of filling memory.
+//
+// Runs on one thread, the owner of both sockets and the sinks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+#include <zmq.hpp>
+
+#include "common/clock.h"
+#include "common/envelope_codec.h"
+#include "common/status.h"
+#include "writer/sink.h"
+#include "writer/writer_options.h"
+
+namespace zcrawl::writer {
+
+struct WriterCounters {
+  uint64_t pages_stored = 0;
+  uint64_t duplicates = 0;
+  uint64_t bytes_stored = 0;
+  uint64_t write_errors = 0;
+  uint64_t flushes = 0;
+  uint64_t malformed_messages = 0;
+};
+
+class WriterNode {
+ public:
+  WriterNode(const WriterOptions& options, zmq::context_t& context, const Clock& clock,
+             std::vector<std::unique_ptr<Sink>> sinks);
+  ~WriterNode();
+  WriterNode(const WriterNode&) = delete;
+  WriterNode& operator=(const WriterNode&) = delete;
+
+  Status Start();
+  // Until the frontier says the crawl is over, or a signal arrives.
+  Status Run();
+
+  const WriterCounters& counters() const { return counters_; }
+
+ private:
+  struct PendingAck {
+    std::string identity;
+    std::string page_id;
+    std::string dedup_key;  // empty for a duplicate riding on another write
+  };
+
+  void HandleFetcherMessage(const std::string& identity, const std::string& payload);
+  void HandlePage(const std::string& identity, const v1::Page& page);
+  void HandleFrontierMessage(const std::string& payload);
+  Status FlushAndAcknowledge();
+  void Ack(const std::string& identity, const std::string& page_id, bool stored, bool duplicate,
+           const std::string& error);
+  void Send(const std::string& identity, v1::Envelope& envelope);
+  void SayReadyToFrontier();
+  Status CloseSinks();
+
+  const WriterOptions& options_;
+  zmq::context_t& context_;
+  const Clock& clock_;
+  EnvelopeCodec codec_;
+  std::vector<std::unique_ptr<Sink>> sinks_;
+  zmq::socket_t socket_;    // ROUTER for fetchers
+  zmq::socket_t frontier_;  // DEALER, only when options_.frontier is set
+
+  std::unordered_set<std::string> stored_keys_;   // durable
+  std::unordered_set<std::string> batch_keys_;    // written, not yet flushed
+  std::vector<PendingAck> pending_;
+  bool shutdown_received_ = false;
+  int64_t frontier_last_seen_ms_ = 0;
+  int64_t frontier_last_sent_ms_ = 0;
+  WriterCounters counters_;
+};
+
+}  // namespace zcrawl::writer

@@ -1,0 +1,30 @@
+// WriterOptions: every setting of the writer process, with its default and
+// trade-off. docs/CONFIG.md lists the same keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/logging.h"
+#include "writer/sink_options.h"
+
+namespace zcrawl::writer {
+
+struct WriterOptions {
+  // Where fetchers send pages (ROUTER).
+  std::string bind = "tcp://127.0.0.1:5571";
+  // Optional: the frontier, to learn when the crawl is over. Without it the
+  // writer runs until SIGINT/SIGTERM.
+  std::string frontier;
+  // Comma-separated sink names: files, jsonl, warc.
+  std::string format = "files";
+  // Most pages written between two flushes. Larger amortises fsync over
+  // more pages but delays acknowledgements.
+  uint32_t max_batch_pages = 512;
+  int64_t heartbeat_ms = 1000;
+  uint32_t liveness = 5;
+  SinkOptions sink;
+  LoggingOptions logging;
+};
+
+}  // namespace zcrawl::writer
