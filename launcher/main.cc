@@ -41,6 +41,18 @@ uint16_t FreeLoopbackPort() {
   return port;
 }
 
+// True once something accepts TCP connections on 127.0.0.1:port.
+bool PortAccepts(uint16_t port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
 std::string BinaryDir() {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -75,6 +87,9 @@ void AddFlags(CLI::App& app, CrawlOptions& o) {
   app.add_option("--max-restarts", o.max_restarts, "Restarts of a crashed fetcher or writer")
       ->capture_default_str();
 }
+
+// After the frontier exits, how long the others get to follow on their own.
+constexpr int64_t kPeerExitWaitMs = 2000;
 
 class Launcher {
  public:
@@ -128,10 +143,20 @@ class Launcher {
     started_ms_ = clock_.NowMs();
     fprintf(stderr, "crawl: starting frontier, writer and %u fetchers; output in %s\n",
             options_.fetchers, options_.out_dir.c_str());
-    for (auto& child : children_) {
-      if (Status s = child->Start(); !s.ok()) {
-        fprintf(stderr, "crawl: cannot start %s: %s\n", child->name().c_str(), s.message().c_str());
+    // Start in dependency order and wait for each listener, so that no peer
+    // talks to a port nobody listens on yet (a tiny crawl can otherwise
+    // end before a late peer ever reached the frontier).
+    const std::vector<uint16_t> listen_ports = {frontier_port, writer_port};
+    for (size_t i = 0; i < children_.size(); ++i) {
+      ChildProcess& child = *children_[i];
+      if (Status s = child.Start(); !s.ok()) {
+        fprintf(stderr, "crawl: cannot start %s: %s\n", child.name().c_str(), s.message().c_str());
         StopAll(SIGTERM);
+        return 1;
+      }
+      if (i < listen_ports.size() && !WaitUntilListening(child, listen_ports[i])) {
+        StopAll(SIGTERM);
+        Supervise();
         return 1;
       }
     }
@@ -139,6 +164,21 @@ class Launcher {
   }
 
  private:
+  bool WaitUntilListening(ChildProcess& child, uint16_t port) {
+    const int64_t deadline = clock_.NowMs() + 10000;
+    while (clock_.NowMs() < deadline) {
+      if (PortAccepts(port)) return true;
+      int code = 0;
+      if (child.Reap(&code)) {
+        fprintf(stderr, "crawl: %s exited with code %d during start-up\n", child.name().c_str(), code);
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    fprintf(stderr, "crawl: %s did not listen on port %u within 10 s\n", child.name().c_str(), port);
+    return false;
+  }
+
   int Supervise() {
     int64_t finish_deadline = 0;
     bool stopping = false;
@@ -166,6 +206,12 @@ class Launcher {
         if (child->restart_at_ms) any_running = true;
       }
       if (!any_running) break;
+      // Peers that never reached the frontier (e.g. still connecting when
+      // a small crawl ended) get no Shutdown message: ask them by signal.
+      if (frontier_done_ && !terminated_ && now > frontier_exit_ms_ + kPeerExitWaitMs) {
+        terminated_ = true;
+        StopAll(SIGTERM);
+      }
       if (finish_deadline && now > finish_deadline) {
         fprintf(stderr, "crawl: processes did not exit in time; terminating them\n");
         StopAll(SIGKILL);
@@ -182,6 +228,7 @@ class Launcher {
     const int64_t now = clock_.NowMs();
     if (child.name() == "frontier") {
       frontier_done_ = true;
+      frontier_exit_ms_ = now;
       if (code != 0 && !stopping) {
         fprintf(stderr, "crawl: frontier exited with code %d; stopping the crawl\n", code);
         result = 1;
@@ -236,6 +283,8 @@ class Launcher {
   std::string summary_file_;
   int64_t started_ms_ = 0;
   bool frontier_done_ = false;
+  int64_t frontier_exit_ms_ = 0;
+  bool terminated_ = false;
 };
 
 int Main(int argc, char** argv) {

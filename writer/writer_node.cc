@@ -181,6 +181,12 @@ Status WriterNode::Run() {
     if (ShutdownSignal::Requested() || shutdown_received_) {
       FlushAndAcknowledge().IgnoreError();
       Status closed = CloseSinks();
+      if (frontier_) {
+        v1::Envelope goodbye;
+        goodbye.mutable_goodbye()->set_reason(shutdown_received_ ? "crawl finished" : "stopped by signal");
+        const std::string bytes = codec_.Encode(goodbye);
+        SendFrame(frontier_, bytes).IgnoreError();
+      }
       spdlog::info("writer done stored={} duplicates={} bytes={} flushes={}", counters_.pages_stored,
                    counters_.duplicates, counters_.bytes_stored, counters_.flushes);
       return closed;
