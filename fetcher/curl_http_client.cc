@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "common/url.h"
+#include "fetcher/charset.h"
 #include "fetcher/http_client.h"
 
 namespace zcrawl::fetcher {
@@ -32,19 +33,23 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Longer Retry-After values are absurd: cap them at an hour.
+constexpr uint32_t kMaxRetryAfterS = 3600;
+
 // Retry-After: delta-seconds or an HTTP date. Returns ms, 0 if absent/bad.
 uint32_t ParseRetryAfterMs(std::string_view value) {
   value = Trim(value);
   if (value.empty()) return 0;
   if (std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    if (value.size() > 7) return 3600u * 1000u;  // absurdly large: cap at an hour
-    return static_cast<uint32_t>(std::stoul(std::string(value))) * 1000u;
+    if (value.size() > 7) return kMaxRetryAfterS * 1000u;
+    const unsigned long seconds = std::stoul(std::string(value));
+    return static_cast<uint32_t>(std::min<unsigned long>(seconds, kMaxRetryAfterS)) * 1000u;
   }
   const time_t when = curl_getdate(std::string(value).c_str(), nullptr);
   if (when <= 0) return 0;
   const time_t now = time(nullptr);
   if (when <= now) return 0;
-  return static_cast<uint32_t>(std::min<time_t>(when - now, 3600) * 1000);
+  return static_cast<uint32_t>(std::min<time_t>(when - now, kMaxRetryAfterS) * 1000);
 }
 
 uint32_t Micros(CURL* curl, CURLINFO info) {
@@ -87,10 +92,19 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return bytes;
+  // Header bytes need not be UTF-8 (obs-text); proto string fields must be.
   v1::Header& header = t->response->headers.emplace_back();
-  header.set_name(std::string(Trim(line.substr(0, colon))));
-  header.set_value(std::string(Trim(line.substr(colon + 1))));
+  header.set_name(SanitizeUtf8(std::string(Trim(line.substr(0, colon)))));
+  header.set_value(SanitizeUtf8(std::string(Trim(line.substr(colon + 1)))));
   return bytes;
+}
+
+// Keeps the request head as sent; the last one is the final request's.
+int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user) {
+  if (type == CURLINFO_HEADER_OUT) {
+    static_cast<Transfer*>(user)->response->request_headers = SanitizeUtf8(std::string(data, size));
+  }
+  return 0;
 }
 
 class CurlHttpClient final : public HttpClient {
@@ -140,6 +154,7 @@ class CurlHttpClient final : public HttpClient {
     response.body.clear();
     response.headers.clear();
     response.location.clear();
+    response.request_headers.clear();
     response.body_truncated = false;
     Transfer transfer;
     transfer.response = &response;
@@ -168,6 +183,9 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
+    curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, OnDebug);
+    curl_easy_setopt(c, CURLOPT_DEBUGDATA, &transfer);
+    curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);  // only feeds OnDebug
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_);
     error_[0] = '\0';
 

@@ -176,6 +176,12 @@ void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
 }
 
 void FetcherNode::HandleWriter(const v1::Envelope& envelope) {
+  if (envelope.sender_id() != writer_sender_id_) {
+    // A new writer process (restarted): pages sent to the old one may not
+    // be durable. It stores each URL at most once, so resending is safe.
+    if (!writer_sender_id_.empty()) ResendPendingPages("writer restarted");
+    writer_sender_id_ = envelope.sender_id();
+  }
   switch (envelope.payload_case()) {
     case v1::Envelope::kPageAck: {
       const auto& ack = envelope.page_ack();
@@ -228,7 +234,19 @@ void FetcherNode::HandleOutcome(FetchOutcome outcome) {
   SendPageToWriter(held);
 }
 
+void FetcherNode::ResendPendingPages(const char* why) {
+  size_t n = 0;
+  for (auto& [id, held] : held_) {
+    if (held.at_writer) {
+      SendPageToWriter(held);
+      ++n;
+    }
+  }
+  if (n > 0) spdlog::info("resent {} unacknowledged pages to the writer: {}", n, why);
+}
+
 void FetcherNode::SendPageToWriter(Held& held) {
+  held.sent_to_writer_ms = clock_.NowMs();
   v1::Envelope envelope;
   *envelope.mutable_page() = *held.outcome.page;  // kept for a resend
   if (Status s = writer_->Send(envelope); !s.ok()) {
@@ -249,10 +267,15 @@ void FetcherNode::Maintain() {
   if (frontier_->PeerSilentTooLong() && frontier_->ReconnectIfDue()) SayReady(*frontier_);
   if (writer_->PeerSilentTooLong() && writer_->ReconnectIfDue()) {
     SayReady(*writer_);
-    // Pages sent to a writer that vanished may not be durable: send again;
-    // the writer stores a page at most once per URL.
-    for (auto& [id, held] : held_) {
-      if (held.at_writer) SendPageToWriter(held);
+    ResendPendingPages("writer was silent");
+  }
+  // Safety net: a page unacknowledged for long was lost on the way.
+  const int64_t now = clock_.NowMs();
+  const int64_t ack_timeout_ms = 2 * options_.heartbeat_ms * options_.liveness;
+  for (auto& [id, held] : held_) {
+    if (held.at_writer && now - held.sent_to_writer_ms > ack_timeout_ms) {
+      spdlog::warn("no ack for url={} after {} ms; resending", held.item.url(), now - held.sent_to_writer_ms);
+      SendPageToWriter(held);
     }
   }
   frontier_->HeartbeatIfIdle(HeartbeatEnvelope());

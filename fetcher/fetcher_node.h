@@ -59,6 +59,7 @@ class FetcherNode {
   struct Held {
     v1::WorkItem item;
     bool at_writer = false;
+    int64_t sent_to_writer_ms = 0;
     FetchOutcome outcome;  // valid once fetched
   };
 
@@ -67,6 +68,7 @@ class FetcherNode {
   void HandleOutcome(FetchOutcome outcome);
   void SendReport(v1::FetchReport report);
   void SendPageToWriter(Held& held);
+  void ResendPendingPages(const char* why);
   void RequestWork();
   void SayReady(PeerLink& link);
   void Maintain();
@@ -85,6 +87,7 @@ class FetcherNode {
 
   std::unordered_map<uint64_t, Held> held_;  // by lease id
   uint32_t outstanding_credit_ = 0;          // asked for, not yet received
+  std::string writer_sender_id_;             // changes when the writer restarts
   bool shutdown_received_ = false;
   FetcherCounters counters_;
 };

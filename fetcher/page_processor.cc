@@ -19,6 +19,22 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// The target of a redirect that was not followed, as a link like the ones
+// parsed from HTML: absolute http(s), no fragment, listed once. A redirect
+// is the server's answer, not a link the page marked nofollow.
+void AddRedirectTarget(std::string_view location, v1::Page& page) {
+  auto target = Url::Parse(location);
+  if (!target.ok() || (target->scheme() != "http" && target->scheme() != "https")) return;
+  target->ClearFragment();
+  for (v1::Link& link : *page.mutable_links()) {
+    if (link.url() == target->href()) {
+      link.set_nofollow(false);
+      return;
+    }
+  }
+  page.add_links()->set_url(target->href());
+}
+
 }  // namespace
 
 std::string MediaType(std::string_view content_type_header) {
@@ -103,15 +119,15 @@ FetchOutcome PageProcessor::Process(const v1::WorkItem& item, const std::string&
   page.set_request_headers(response.request_headers);
   page.set_body_truncated(response.body_truncated);
   *page.mutable_timings() = response.timings;
+  // Before the headers move into the page: the charset may come from them.
+  if (html) ParseHtml(response, page);
   for (auto& header : response.headers) *page.add_headers() = std::move(header);
   for (auto& redirect : response.redirects) *page.add_redirects() = std::move(redirect);
 
-  if (html) ParseHtml(response, page);
   // A cross-origin redirect ends here; its target is a link for the
   // frontier to judge.
   if (response.http_status >= 300 && response.http_status < 400 && !response.location.empty()) {
-    v1::Link* link = page.add_links();
-    link->set_url(response.location);
+    AddRedirectTarget(response.location, page);
   }
   page.set_body(std::move(response.body));
   *report.mutable_links() = page.links();

@@ -77,11 +77,72 @@ Status Broker::Start() {
   spdlog::info("frontier listening endpoint={} seeds={}", options_.bind, seeds.size());
 
   admitter_ = std::make_unique<LinkAdmitter>(*scope_, visited_, options_.link_threads);
+  if (Status s = OpenState(); !s.ok()) return s;
+  if (already_finished_) return Status::Ok();
   AdmissionJob job;
   for (const auto& seed : seeds) job.links.push_back(seed.href());
   AdmissionResult result = admitter_->Admit(job);
   AdmitResult(result);
   return Status::Ok();
+}
+
+Status Broker::OpenState() {
+  if (options_.state_dir.empty()) {
+    spdlog::warn("no --state folder: the crawl lives in memory only");
+    return Status::Ok();
+  }
+  auto store = StateStore::Open(options_.state_dir, options_.fresh);
+  if (!store.ok()) return store.status();
+  store_ = std::move(*store);
+  scheduler_->set_final_state_handler(
+      [this](const UrlRecord& record, UrlState state, const std::string& reason) {
+        store_->RecordFinal(record.url, state, reason, record.attempts);
+      });
+  if (!store_->resumed()) {
+    store_->SetMeta("created_at_ms", std::to_string(clock_.WallMs()));
+    std::string seeds;
+    for (const auto& seed : options_.seeds) seeds += seed + "\n";
+    store_->SetMeta("seeds", seeds);
+    return store_->Commit();
+  }
+  uint64_t done = 0, failed = 0, waiting = 0;
+  Status loaded = store_->LoadAll([&](StoredUrl&& url) {
+    (void)visited_.InsertIfNew(url.url);
+    ++counters_.admitted;
+    switch (url.state) {
+      case UrlState::kDone: ++done; break;
+      case UrlState::kFailed: ++failed; break;
+      default:
+        ++waiting;
+        scheduler_->Enqueue(std::move(url.url), url.origin, url.depth, url.attempts);
+    }
+  });
+  if (!loaded.ok()) return loaded;
+  scheduler_->RestoreFinished(done, failed);
+  if (store_->GetMeta("finished") == "1") {
+    already_finished_ = true;
+    finished_ = true;
+    spdlog::info("this crawl already finished (state in {}): done={} failed={}; use --fresh to start over",
+                 options_.state_dir, done, failed);
+    return Status::Ok();
+  }
+  spdlog::info("resuming crawl from {}: done={} failed={} waiting={}", options_.state_dir, done,
+               failed, waiting);
+  return Status::Ok();
+}
+
+void Broker::RecordParent(const std::optional<ParentOutcome>& parent) {
+  if (store_ && parent) store_->RecordFinal(parent->url, parent->state, parent->reason, parent->attempts);
+}
+
+void Broker::CommitState(bool force) {
+  if (!store_ || store_->pending() == 0) return;
+  const int64_t now = clock_.NowMs();
+  if (!force && now - last_commit_ms_ < options_.commit_interval_ms) return;
+  last_commit_ms_ = now;
+  if (Status s = store_->Commit(); !s.ok()) {
+    spdlog::error("cannot save crawl state (will retry): {}", s.message());
+  }
 }
 
 void Broker::AdmitResult(AdmissionResult& result) {
@@ -95,8 +156,10 @@ void Broker::AdmitResult(AdmissionResult& result) {
     }
     ++counters_.admitted;
     spdlog::debug("admitted url={} depth={}", url.url, url.depth);
+    if (store_) store_->RecordAdmitted(url.url, url.origin, url.depth);
     scheduler_->Enqueue(std::move(url.url), url.origin, url.depth);
   }
+  RecordParent(result.parent);
 }
 
 void Broker::DrainAdmissions() {
@@ -220,15 +283,25 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
       (void)visited_.InsertIfNew(final_url->href());
     }
   }
-  if (!completion.follow_links || report.links_size() == 0) return;
+  std::optional<ParentOutcome> parent;
+  if (completion.final_state != UrlState::kWaiting) {
+    parent = ParentOutcome{completion.url, completion.final_state, completion.reason,
+                           completion.attempts};
+  }
   AdmissionJob job;
-  job.depth = completion.depth + 1;
-  job.links.reserve(report.links_size());
-  for (const auto& link : report.links()) {
-    if (!link.nofollow()) job.links.push_back(link.url());
+  if (completion.follow_links) {
+    job.depth = completion.depth + 1;
+    job.links.reserve(report.links_size());
+    for (const auto& link : report.links()) {
+      if (!link.nofollow()) job.links.push_back(link.url());
+    }
   }
   counters_.links_reported += job.links.size();
-  if (job.links.empty()) return;
+  if (job.links.empty()) {
+    RecordParent(parent);
+    return;
+  }
+  job.parent = std::move(parent);
   ++pending_admissions_;
   admitter_->Submit(std::move(job));
 }
@@ -363,6 +436,8 @@ void Broker::WriteSummary() const {
   json.Key("failure_reasons").BeginObject();
   for (const auto& [name, n] : scheduler_->failure_reasons()) json.Key(name).Uint(n);
   json.EndObject();
+  json.Key("resumed").Bool(store_ && store_->resumed());
+  json.Key("already_finished").Bool(already_finished_);
   json.Key("links").BeginObject()
       .Key("reported").Uint(counters_.links_reported)
       .Key("invalid").Uint(counters_.links_invalid)
@@ -384,12 +459,17 @@ int Broker::PollTimeoutMs() const {
 }
 
 Status Broker::Run() {
+  if (already_finished_) {
+    WriteSummary();
+    return Status::Ok();
+  }
   InboundMessage message;
   while (true) {
     if (ShutdownSignal::Requested()) {
       spdlog::info("frontier stopping on signal {}", ShutdownSignal::SignalNumber());
       AnnounceShutdown("stopped by operator");
       LogProgress(false);
+      CommitState(/*force=*/true);
       WriteSummary();
       return Status::Ok();
     }
@@ -417,6 +497,7 @@ Status Broker::Run() {
     if (items[1].revents & ZMQ_POLLIN) DrainAdmissions();
     Maintain();
     Dispatch();
+    CommitState(/*force=*/false);
 
     const int64_t now = clock_.NowMs();
     if (now - last_progress_ms_ >= kProgressIntervalMs) LogProgress(false);
@@ -424,6 +505,8 @@ Status Broker::Run() {
     if (!finished_ && scheduler_->Drained() && pending_admissions_ == 0) {
       finished_ = true;
       shutdown_started_ms_ = now;
+      if (store_) store_->SetMeta("finished", "1");
+      CommitState(/*force=*/true);
       LogProgress(true);
       AnnounceShutdown("crawl finished");
     }

@@ -21,6 +21,7 @@
 #include "frontier/link_admitter.h"
 #include "frontier/peer.h"
 #include "frontier/scope_policy.h"
+#include "frontier/state_store.h"
 #include "frontier/visited_set.h"
 
 namespace zcrawl::frontier {
@@ -52,6 +53,8 @@ class Broker {
   Status Run();
 
   bool finished() const { return finished_; }
+  // True when the state folder held a crawl that had already finished.
+  bool already_finished() const { return already_finished_; }
   const CrawlScheduler& scheduler() const { return *scheduler_; }
   const BrokerCounters& counters() const { return counters_; }
 
@@ -59,6 +62,9 @@ class Broker {
   void HandleMessage(const std::string& identity, const std::string& payload);
   void HandleReport(Peer& peer, const v1::FetchReport& report);
   void DrainAdmissions();
+  Status OpenState();
+  void RecordParent(const std::optional<ParentOutcome>& parent);
+  void CommitState(bool force);
   void AdmitResult(AdmissionResult& result);
   void Dispatch();
   void Maintain();  // heartbeats, dead peers, lease expiry
@@ -81,6 +87,9 @@ class Broker {
   std::unique_ptr<CrawlScheduler> scheduler_;
   std::unique_ptr<LinkAdmitter> admitter_;
   uint64_t pending_admissions_ = 0;
+  std::unique_ptr<StateStore> store_;  // null: memory only
+  int64_t last_commit_ms_ = 0;
+  bool already_finished_ = false;
 
   std::map<std::string, Peer> peers_;  // by routing id
   std::string last_dispatched_;        // round-robin cursor over fetchers

@@ -99,9 +99,10 @@ void CrawlScheduler::MaybeSchedule(uint32_t slot_index) {
   ready_heap_.push({slot.next_fetch_ms, heap_sequence_++, slot_index});
 }
 
-void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t depth) {
+void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t depth,
+                             uint32_t attempts) {
   const uint32_t index = SlotFor(origin);
-  slots_[index].waiting.push_back(UrlRecord{std::move(url), index, depth, 0});
+  slots_[index].waiting.push_back(UrlRecord{std::move(url), index, depth, attempts});
   ++counts_.waiting;
   MaybeSchedule(index);
 }
@@ -172,6 +173,11 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   return true;
 }
 
+void CrawlScheduler::RestoreFinished(uint64_t done, uint64_t failed) {
+  counts_.done += done;
+  counts_.failed += failed;
+}
+
 Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchReport& report) {
   Completion completion;
   auto it = leases_.find(report.lease_id());
@@ -181,6 +187,8 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   counts_.leased = leases_.size();
   completion.known_lease = true;
   completion.depth = lease.record.depth;
+  completion.url = lease.record.url;
+  completion.attempts = lease.record.attempts + 1;
   const uint32_t slot_index = lease.record.origin;
   HostSlot& slot = slots_[slot_index];
   completion.origin = slot.origin;
@@ -197,18 +205,19 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
     status_classes_[StatusClass(http)]++;
     if (http == 429 || http >= 500) {
       RetryOrFail(std::move(lease.record), "http_" + std::to_string(http),
-                  std::min<int64_t>(report.retry_after_ms(), kMaxRetryAfterMs));
+                  std::min<int64_t>(report.retry_after_ms(), kMaxRetryAfterMs), &completion);
     } else if (http >= 400) {
-      Fail(lease.record, "http_" + std::to_string(http));
+      Fail(lease.record, "http_" + std::to_string(http), &completion);
       completion.follow_links = !report.links().empty();  // error pages may link on
     } else {
       ++counts_.done;
+      completion.final_state = UrlState::kDone;
       completion.follow_links = true;
     }
   } else if (IsRetryableStatus(report.status())) {
-    RetryOrFail(std::move(lease.record), FetchStatusReason(report), 0);
+    RetryOrFail(std::move(lease.record), FetchStatusReason(report), 0, &completion);
   } else {
-    Fail(lease.record, FetchStatusReason(report));
+    Fail(lease.record, FetchStatusReason(report), &completion);
   }
   MaybeSchedule(slot_index);
   return completion;
@@ -249,10 +258,11 @@ int64_t CrawlScheduler::BackoffMs(uint32_t attempts) const {
   return std::min(backoff, kMaxBackoffMs);
 }
 
-void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms) {
+void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms,
+                                 Completion* completion) {
   ++record.attempts;
   if (record.attempts > options_.retries) {
-    Fail(record, reason);
+    Fail(record, reason, completion);
     return;
   }
   ++counts_.retried;
@@ -263,10 +273,17 @@ void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, in
   retry_records_.emplace(sequence, std::move(record));
 }
 
-void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason) {
+void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason,
+                          Completion* completion) {
   ++counts_.failed;
   ++failure_reasons_[reason];
   spdlog::debug("failed url={} reason={} attempts={}", record.url, reason, record.attempts);
+  if (completion) {
+    completion->final_state = UrlState::kFailed;
+    completion->reason = reason;
+  } else if (on_final_) {
+    on_final_(record, UrlState::kFailed, reason);
+  }
 }
 
 void CrawlScheduler::FailAllWaiting(HostSlot& slot, const std::string& reason) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <queue>
 #include <string>
@@ -53,14 +54,29 @@ struct Completion {
   bool follow_links = false; // true: admit report.links at depth + 1
   uint32_t depth = 0;        // depth of the reported URL
   std::string origin;        // origin of the reported URL
+  std::string url;
+  // kDone or kFailed when the URL reached its final state with this report
+  // (the broker records it durably); kWaiting when it will be retried or
+  // was robots.txt.
+  UrlState final_state = UrlState::kWaiting;
+  std::string reason;        // for kFailed
+  uint32_t attempts = 0;
 };
+
+// Called for URLs that reach a final state outside Complete() (robots
+// rules, retries exhausted after lease expiry or a lost fetcher).
+using FinalStateHandler =
+    std::function<void(const UrlRecord&, UrlState state, const std::string& reason)>;
 
 class CrawlScheduler {
  public:
   CrawlScheduler(SchedulerOptions options, const Clock& clock);
 
   // Adds a URL that the visited set has just admitted.
-  void Enqueue(std::string url, std::string_view origin, uint32_t depth);
+  void Enqueue(std::string url, std::string_view origin, uint32_t depth, uint32_t attempts = 0);
+  // Counts of URLs that were final in a resumed crawl.
+  void RestoreFinished(uint64_t done, uint64_t failed);
+  void set_final_state_handler(FinalStateHandler handler) { on_final_ = std::move(handler); }
 
   // Leases up to `max` ready URLs to `fetcher`.
   std::vector<v1::WorkItem> Lease(const std::string& fetcher, uint32_t max);
@@ -126,8 +142,11 @@ class CrawlScheduler {
   bool LeaseFromSlot(uint32_t slot_index, const std::string& fetcher,
                      std::vector<v1::WorkItem>& out);
   void ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts);
-  void RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms);
-  void Fail(const UrlRecord& record, const std::string& reason);
+  // `completion`: set when called for a report (the broker records the
+  // final state itself); else the final state goes to on_final_.
+  void RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms,
+                   Completion* completion = nullptr);
+  void Fail(const UrlRecord& record, const std::string& reason, Completion* completion = nullptr);
   void FailAllWaiting(HostSlot& slot, const std::string& reason);
   void ReturnLease(uint64_t lease_id, const std::string& reason, bool count_attempt);
   int64_t BackoffMs(uint32_t attempts) const;
@@ -147,6 +166,7 @@ class CrawlScheduler {
   MinHeap<RetryEntry> retry_heap_;
   std::unordered_map<uint64_t, UrlRecord> retry_records_;  // by RetryEntry::sequence
 
+  FinalStateHandler on_final_;
   SchedulerCounts counts_;
   std::map<std::string, uint64_t> failure_reasons_;
   std::map<std::string, uint64_t> status_classes_;

@@ -25,6 +25,19 @@ struct FrontierOptions {
   uint64_t max_pages = 0;
   // Longer URLs are dropped as traps or garbage.
   uint32_t max_url_length = 2048;
+  // URL patterns, POSIX extended regexes searched in the normalised URL
+  // (case-sensitive; anchor with ^ $). With any allow pattern a URL must
+  // match one; a deny match always drops it. They only narrow the host
+  // scope; each list costs one regexec per link (~0.5 us for a few patterns).
+  std::vector<std::string> allow_patterns;
+  std::vector<std::string> deny_patterns;
+  // Stop admitting URLs of one origin after this many (0: no limit): keeps
+  // one huge site from eating the whole budget, but truncates that site.
+  uint64_t max_pages_per_host = 0;
+  // Most URLs with a query string per origin + path (0: no limit, at most
+  // 65535): bounds calendar and session-id traps to this many URLs per path,
+  // but also truncates legitimate listings like /topic?id=N past it.
+  uint32_t max_query_variants = 1000;
 
   // --- Politeness ---
   // Minimum ms between two request starts on one host; higher is politer
@@ -56,6 +69,16 @@ struct FrontierOptions {
   uint32_t liveness = 5;
   // After the crawl ends, wait this long for peers to say goodbye.
   int64_t shutdown_grace_ms = 3000;
+
+  // --- Durable state ---
+  // Folder of the SQLite state (frontier.sqlite). Empty: memory only, and a
+  // killed frontier loses the crawl. ./run crawl passes OUT/.zcrawl.
+  std::string state_dir;
+  // Delete existing state and start over.
+  bool fresh = false;
+  // Most time between two group commits; a crash loses at most this much
+  // bookkeeping (those URLs are simply fetched again). Lower costs fsyncs.
+  int64_t commit_interval_ms = 200;
 
   // --- Threads ---
   // Threads that normalise, scope-check and de-duplicate reported links,

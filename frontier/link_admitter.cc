@@ -34,6 +34,7 @@ void LinkAdmitter::Run() {
 
 AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
   AdmissionResult result;
+  result.parent = job.parent;
   for (const std::string& link : job.links) {
     auto parsed = Url::Parse(link);
     if (!parsed.ok()) {

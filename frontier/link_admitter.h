@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,13 +18,25 @@
 #include "common/bounded_queue.h"
 #include "common/notifying_queue.h"
 #include "frontier/scope_policy.h"
+#include "frontier/url_record.h"
 #include "frontier/visited_set.h"
 
 namespace zcrawl::frontier {
 
+// The final state of the page whose links a job carries. The broker records
+// it durably only after the links are admitted, so a crash never keeps the
+// parent final while losing its children.
+struct ParentOutcome {
+  std::string url;
+  UrlState state = UrlState::kDone;
+  std::string reason;
+  uint32_t attempts = 0;
+};
+
 struct AdmissionJob {
   uint32_t depth = 0;              // depth the links get
   std::vector<std::string> links;  // as reported (absolute, untrusted)
+  std::optional<ParentOutcome> parent;
 };
 
 struct AdmittedUrl {
@@ -37,6 +50,7 @@ struct AdmissionResult {
   uint64_t invalid = 0;       // did not parse
   uint64_t out_of_scope = 0;
   uint64_t duplicates = 0;    // already in the visited set
+  std::optional<ParentOutcome> parent;  // passed through from the job
 };
 
 class LinkAdmitter {

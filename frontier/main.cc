@@ -15,11 +15,26 @@ void AddFlags(CLI::App& app, FrontierOptions& o) {
   app.add_option("seeds", o.seeds, "Seed URLs (http or https)");
   app.add_option("--bind", o.bind, "Endpoint to bind for fetchers, writer and tools")
       ->capture_default_str();
-  app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains");
+  // allow_extra_args(false): one value per occurrence, so a seed after
+  // "--allow X" stays a seed. Repeat the flag for more values.
+  app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains")
+      ->allow_extra_args(false);
+  app.add_option("--allow", o.allow_patterns,
+                 "Crawl only URLs matching one of these POSIX extended regexes (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--deny", o.deny_patterns,
+                 "Never crawl URLs matching this POSIX extended regex (repeatable; beats --allow)")
+      ->allow_extra_args(false);
   app.add_option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
       ->capture_default_str();
   app.add_option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")
       ->capture_default_str();
+  app.add_option("--max-pages-per-host", o.max_pages_per_host,
+                 "Stop admitting URLs of one origin after this many (0: unlimited)")
+      ->capture_default_str();
+  app.add_option("--max-query-variants", o.max_query_variants,
+                 "Most URLs with a query string per origin+path (0: unlimited)")
+      ->capture_default_str()->check(CLI::Range(0u, 65535u));
   app.add_option("--max-url-length", o.max_url_length, "Longer URLs are dropped")
       ->capture_default_str()->check(CLI::Range(16u, 1u << 20));
   app.add_option("--delay-ms", o.delay_ms, "Minimum ms between request starts on one host")
@@ -43,6 +58,10 @@ void AddFlags(CLI::App& app, FrontierOptions& o) {
   app.add_option("--link-threads", o.link_threads, "Threads admitting reported links")
       ->capture_default_str()->check(CLI::Range(1u, 64u));
   app.add_option("--expected-urls", o.expected_urls, "Sizes the Bloom filter")->capture_default_str();
+  app.add_option("--state", o.state_dir, "Folder for durable state (empty: memory only)");
+  app.add_flag("--fresh", o.fresh, "Discard saved state and start over");
+  app.add_option("--commit-interval-ms", o.commit_interval_ms, "Most ms between group commits")
+      ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{60000}));
   app.add_option("--summary-file", o.summary_file, "Write a JSON summary here on exit");
   app.add_flag("!--stay", o.exit_when_done, "Keep running after the crawl finished");
   app.add_option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")

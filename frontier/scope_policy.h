@@ -1,17 +1,31 @@
 // ScopePolicy: decides whether a URL belongs to this crawl. Default scope is
 // the hosts of the seeds; --allow-domain adds domains with their subdomains.
 // Only http and https are crawled. Also guards against traps that can be
-// judged from the URL alone (length, depth).
+// judged from the URL alone (length, depth), and applies the operator's URL
+// patterns: --deny REGEX drops every URL it matches; with any --allow REGEX
+// given, a URL must also match one of them. Patterns narrow the host scope,
+// never widen it (use allow_domains for that); deny wins over allow.
 //
-// Immutable after construction; safe for concurrent use.
+// Patterns are POSIX extended regular expressions (regcomp with
+// REG_EXTENDED | REG_NOSUB), case-sensitive, searched anywhere in the
+// normalised URL (anchor with ^ and $). Each list is compiled once into one
+// alternation, so a URL costs one regexec per list (~0.5 us for 4 patterns
+// on an 80-byte URL), not one per pattern; std::regex measured 8x slower.
+//
+// Immutable after construction; Reject is safe for concurrent use. glibc's
+// regexec serialises callers of one compiled regex_t with an internal lock,
+// so the policy keeps `regex_copies` compiled copies and spreads calling
+// threads over them; give it one copy per link thread.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
 #include <vector>
 
+#include "common/status.h"
 #include "common/url.h"
 
 namespace zcrawl::frontier {
@@ -21,21 +35,43 @@ struct ScopeOptions {
   std::vector<std::string> allow_domains;  // D matches D and *.D
   int32_t max_depth = -1;                  // -1: unlimited
   uint32_t max_url_length = 2048;
+  std::vector<std::string> allow_patterns;  // ERE; if any, a URL must match one
+  std::vector<std::string> deny_patterns;   // ERE; a URL matching one is out
+  uint32_t regex_copies = 1;                // threads calling Reject at once
 };
 
 class ScopePolicy {
  public:
+  // Validates the options: InvalidArgument naming the pattern and the
+  // regcomp error if a pattern does not compile.
+  static Result<ScopePolicy> Create(ScopeOptions options);
+
+  // Prefer Create(). Throws std::invalid_argument on an invalid pattern (a
+  // start-up configuration error); fine for options without patterns.
   explicit ScopePolicy(ScopeOptions options);
 
-  // Empty if `url` at `depth` is in scope, else a short reason
-  // ("scheme", "host", "depth", "url_length").
+  ~ScopePolicy();
+  ScopePolicy(ScopePolicy&&) noexcept;
+  ScopePolicy& operator=(ScopePolicy&&) noexcept;
+  ScopePolicy(const ScopePolicy&) = delete;
+  ScopePolicy& operator=(const ScopePolicy&) = delete;
+
+  // Empty if `url` at `depth` is in scope, else a short reason naming the
+  // check that failed: "scheme", "url_length", "depth", "host", "deny" (a
+  // deny pattern matched) or "allow" (allow patterns given, none matched).
   std::string_view Reject(const Url& url, uint32_t depth) const;
 
  private:
+  class PatternSet;  // one list of patterns, compiled (scope_policy.cc)
+
+  ScopePolicy() = default;
+  Status Init(ScopeOptions options);
   bool HostAllowed(std::string_view host) const;
 
   ScopeOptions options_;
   std::unordered_set<std::string> hosts_;
+  std::unique_ptr<PatternSet> allow_;  // null when no allow patterns
+  std::unique_ptr<PatternSet> deny_;   // null when no deny patterns
 };
 
 }  // namespace zcrawl::frontier

@@ -26,7 +26,10 @@ struct CrawlOptions {
   // Ports on 127.0.0.1; 0 picks free ones.
   uint16_t frontier_port = 0;
   uint16_t writer_port = 0;
-  // Restarts of a crashed fetcher or writer before the crawl gives up.
+  // Start over: delete the saved state and output of an earlier crawl in
+  // out_dir. Without it an unfinished crawl there is resumed.
+  bool fresh = false;
+  // Restarts of a crashed process before the crawl gives up.
   uint32_t max_restarts = 20;
   // After the frontier finished, how long the others may take to exit.
   int64_t exit_grace_ms = 15000;

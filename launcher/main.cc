@@ -84,8 +84,9 @@ void AddFlags(CLI::App& app, CrawlOptions& o) {
       ->capture_default_str();
   app.add_option("--frontier-port", o.frontier_port, "Frontier port on 127.0.0.1 (0: any free)");
   app.add_option("--writer-port", o.writer_port, "Writer port on 127.0.0.1 (0: any free)");
-  app.add_option("--max-restarts", o.max_restarts, "Restarts of a crashed fetcher or writer")
+  app.add_option("--max-restarts", o.max_restarts, "Restarts of a crashed process")
       ->capture_default_str();
+  app.add_flag("--fresh", o.fresh, "Delete an earlier crawl's state and output in --out, start over");
 }
 
 // After the frontier exits, how long the others get to follow on their own.
@@ -108,7 +109,18 @@ class Launcher {
               ec.message().c_str());
       return 2;
     }
-    summary_file_ = options_.out_dir + "/.zcrawl-summary.json";
+    const std::string state_dir = options_.out_dir + "/.zcrawl";
+    if (options_.fresh && std::filesystem::exists(state_dir)) {
+      // Only a folder that holds our state marker is wiped.
+      fprintf(stderr, "crawl: --fresh: deleting the earlier crawl in %s\n", options_.out_dir.c_str());
+      for (const auto& entry : std::filesystem::directory_iterator(options_.out_dir, ec)) {
+        std::filesystem::remove_all(entry.path(), ec);
+      }
+    } else if (std::filesystem::exists(state_dir + "/frontier.sqlite")) {
+      fprintf(stderr, "crawl: resuming the crawl saved in %s\n", options_.out_dir.c_str());
+    }
+    summary_file_ = state_dir + "/summary.json";
+    std::filesystem::create_directories(state_dir, ec);
     std::filesystem::remove(summary_file_, ec);
 
     std::vector<std::string> frontier_args = {
@@ -119,6 +131,7 @@ class Launcher {
         "--max-depth", std::to_string(options_.max_depth),
         "--retries", std::to_string(options_.retries),
         "--log-level", options_.log_level,
+        "--state", state_dir,
         "--summary-file", summary_file_};
     if (!options_.obey_robots) frontier_args.push_back("--no-robots");
     for (const auto& d : options_.allow_domains) {
@@ -155,9 +168,12 @@ class Launcher {
         return 1;
       }
       if (i < listen_ports.size() && !WaitUntilListening(child, listen_ports[i])) {
+        // A frontier that exits 0 at once found its crawl already finished.
+        const bool finished = i == 0 && child.last_exit_code == 0;
+        start_failed_ = !finished;
         StopAll(SIGTERM);
-        Supervise();
-        return 1;
+        const int result = Supervise();
+        return finished ? result : 1;
       }
     }
     return Supervise();
@@ -170,7 +186,9 @@ class Launcher {
       if (PortAccepts(port)) return true;
       int code = 0;
       if (child.Reap(&code)) {
-        fprintf(stderr, "crawl: %s exited with code %d during start-up\n", child.name().c_str(), code);
+        if (code != 0) {
+          fprintf(stderr, "crawl: %s exited with code %d during start-up\n", child.name().c_str(), code);
+        }
         return false;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -220,36 +238,38 @@ class Launcher {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    if (start_failed_ && result == 0) result = 1;
     PrintSummary(result);
     return result;
   }
 
   void OnExit(ChildProcess& child, int code, bool& stopping, int64_t& finish_deadline, int& result) {
     const int64_t now = clock_.NowMs();
-    if (child.name() == "frontier") {
+    const bool is_frontier = child.name() == "frontier";
+    if (is_frontier && (code == 0 || stopping)) {
       frontier_done_ = true;
       frontier_exit_ms_ = now;
-      if (code != 0 && !stopping) {
-        fprintf(stderr, "crawl: frontier exited with code %d; stopping the crawl\n", code);
-        result = 1;
-        stopping = true;
-        StopAll(SIGTERM);
-      }
       if (!finish_deadline) finish_deadline = now + options_.exit_grace_ms;
       return;
     }
-    if (code == 0 || stopping || frontier_done_) {
+    if (!is_frontier && (code == 0 || stopping || frontier_done_)) {
       if (code != 0 && !stopping && result == 0) {
         fprintf(stderr, "crawl: %s exited with code %d\n", child.name().c_str(), code);
         result = 1;
       }
       return;
     }
-    // A fetcher or the writer crashed mid-crawl: replace it, with backoff.
+    // A process crashed mid-crawl: replace it, with backoff. The frontier
+    // resumes from its saved state; fetchers and the writer reconnect.
     if (child.restarts >= options_.max_restarts) {
       fprintf(stderr, "crawl: %s crashed %u times; giving up on it\n", child.name().c_str(),
               child.restarts);
       result = 1;
+      if (is_frontier) {
+        stopping = true;
+        finish_deadline = now + options_.exit_grace_ms;
+        StopAll(SIGTERM);
+      }
       return;
     }
     const int64_t backoff = std::min<int64_t>(250LL << std::min<uint32_t>(child.restarts, 6), 10000);
@@ -274,6 +294,10 @@ class Launcher {
     fprintf(stderr, "crawl: %s after %.1f s; output in %s\n",
             result == 0 ? "finished" : (result == 130 ? "stopped" : "failed"), seconds,
             options_.out_dir.c_str());
+    if (summary.find("\"already_finished\":true") != std::string::npos) {
+      fprintf(stderr, "crawl: the crawl in %s had already finished; --fresh starts it over\n",
+              options_.out_dir.c_str());
+    }
     if (!summary.empty()) fprintf(stderr, "crawl: summary %s\n", summary.c_str());
   }
 
@@ -285,6 +309,7 @@ class Launcher {
   bool frontier_done_ = false;
   int64_t frontier_exit_ms_ = 0;
   bool terminated_ = false;
+  bool start_failed_ = false;
 };
 
 int Main(int argc, char** argv) {

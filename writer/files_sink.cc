@@ -10,6 +10,7 @@
 
 #include "common/json_writer.h"
 #include "common/url.h"
+#include "writer/jsonl_keys.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -121,6 +122,7 @@ Status FilesSink::Open() {
   std::filesystem::create_directories(options_.out_dir, ec);
   if (ec) return PermissionDeniedError("cannot create " + options_.out_dir + ": " + ec.message());
   const std::string index = options_.out_dir + "/index.jsonl";
+  if (Status s = TruncateTornLine(index); !s.ok()) return s;
   index_fd_ = open(index.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (index_fd_ < 0) return PermissionDeniedError(ErrnoText("cannot open", index));
   return Status::Ok();
@@ -181,6 +183,10 @@ Status FilesSink::Flush() {
   // at once: far cheaper than an fsync per file.
   if (syncfs(index_fd_) != 0) return UnavailableError(ErrnoText("syncfs", options_.out_dir));
   return Status::Ok();
+}
+
+Status FilesSink::ForEachStoredKey(const std::function<void(const std::string&)>& visit) {
+  return ForEachJsonlUrl(options_.out_dir + "/index.jsonl", visit);
 }
 
 Status FilesSink::Close() {

@@ -30,6 +30,8 @@ class FilesSink final : public Sink {
   Status Flush() override;
   Status Close() override;
   std::string_view name() const override { return "files"; }
+  // The URLs in index.jsonl.
+  Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 
  private:
   // Creates the file for `page` and returns its path relative to out_dir.

@@ -1,5 +1,7 @@
 #include "writer/jsonl_sink.h"
 
+#include "writer/jsonl_keys.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -236,6 +238,10 @@ Status JsonlSink::Flush() {
     dir_sync_needed_ = false;
   }
   return Status::Ok();
+}
+
+Status JsonlSink::ForEachStoredKey(const std::function<void(const std::string&)>& visit) {
+  return ForEachJsonlUrl(path_, visit);
 }
 
 Status JsonlSink::Close() {

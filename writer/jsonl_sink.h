@@ -55,6 +55,8 @@ class JsonlSink : public Sink {
   Status Flush() override;
   Status Close() override;
   std::string_view name() const override { return "jsonl"; }
+  // The URLs in pages.jsonl.
+  Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 
   // out_dir/pages.jsonl.
   const std::string& path() const { return path_; }

@@ -10,6 +10,7 @@
 // must tolerate seeing the same page again after a failed Flush.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,6 +34,12 @@ class Sink {
   virtual Status Close() = 0;
   // The name used in --format, e.g. "files".
   virtual std::string_view name() const = 0;
+  // Calls `visit` with the dedup key (the leased URL) of every page this
+  // sink durably holds from earlier runs, so a restarted writer never
+  // stores a page twice. Called after Open. NotFound: this sink cannot tell.
+  virtual Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) {
+    return NotFoundError(std::string(name()) + " sink cannot list stored pages");
+  }
 };
 
 }  // namespace zcrawl::writer

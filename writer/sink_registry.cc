@@ -3,6 +3,7 @@
 #include <functional>
 #include <string>
 
+#include "writer/exec_sink.h"
 #include "writer/files_sink.h"
 #include "writer/jsonl_sink.h"
 #include "writer/warc_sink.h"
@@ -38,6 +39,16 @@ Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
     const std::string_view name = formats.substr(start, comma - start);
     start = comma + 1;
     if (name.empty()) continue;
+    if (name.substr(0, kExecFormatPrefix.size()) == kExecFormatPrefix) {
+      // exec:CMD takes the rest of the list, commas included, as CMD.
+      const size_t name_at = comma - name.size();
+      const std::string command(formats.substr(name_at + kExecFormatPrefix.size()));
+      if (command.find_first_not_of(" \t") == std::string::npos) {
+        return InvalidArgumentError("format 'exec:' needs a command, e.g. 'exec:gzip > pages.jsonl.gz'");
+      }
+      sinks.push_back(std::make_unique<ExecSink>(options, command));
+      break;
+    }
     const Entry* found = nullptr;
     for (const Entry& entry : Registry()) {
       if (entry.name == name) found = &entry;
@@ -45,6 +56,7 @@ Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
     if (!found) {
       std::string known;
       for (const Entry& entry : Registry()) known += (known.empty() ? "" : ", ") + std::string(entry.name);
+      known += ", exec:CMD";
       return InvalidArgumentError("unknown format '" + std::string(name) + "' (known: " + known + ")");
     }
     sinks.push_back(found->make(options));

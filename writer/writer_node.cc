@@ -23,6 +23,17 @@ Status WriterNode::Start() {
   for (auto& sink : sinks_) {
     if (Status s = sink->Open(); !s.ok()) return s;
   }
+  // What earlier runs stored durably: the first sink that can tell is the
+  // reference (with several sinks, all were flushed before any ack).
+  for (auto& sink : sinks_) {
+    Status s = sink->ForEachStoredKey([&](const std::string& key) { stored_keys_.insert(key); });
+    if (s.code() == StatusCode::kNotFound) continue;
+    if (!s.ok()) return s;
+    if (!stored_keys_.empty()) {
+      spdlog::info("writer resuming: {} pages already stored by {}", stored_keys_.size(), sink->name());
+    }
+    break;
+  }
   auto socket = MakeSocket(context_, zmq::socket_type::router);
   if (!socket.ok()) return socket.status();
   socket_ = std::move(*socket);

@@ -100,3 +100,28 @@ std::string ReadFile(const std::string& path) {
 }
 
 }  // namespace zcrawl::testing
+
+namespace zcrawl::testing {
+
+std::vector<pid_t> ChildPids(pid_t parent, const std::string& comm) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    // /proc/PID/stat: "pid (comm) state ppid ..."
+    const std::string stat = ReadFile(entry.path().string() + "/stat");
+    const size_t open = stat.find('(');
+    const size_t close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    const std::string this_comm = stat.substr(open + 1, close - open - 1);
+    std::istringstream rest(stat.substr(close + 2));
+    char state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && this_comm == comm.substr(0, 15)) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+}  // namespace zcrawl::testing

@@ -43,3 +43,11 @@ std::string MakeTempDir(const std::string& name);
 std::string ReadFile(const std::string& path);
 
 }  // namespace zcrawl::testing
+
+namespace zcrawl::testing {
+
+// Pids of the direct children of `parent` whose command name is `comm`
+// (as in /proc/PID/comm, at most 15 characters).
+std::vector<pid_t> ChildPids(pid_t parent, const std::string& comm);
+
+}  // namespace zcrawl::testing

@@ -1,0 +1,888 @@
+// End-to-end tests of PageProcessor with the real libcurl client against a
+// loopback TestHttpServer: what a fetch of each kind of HTTP answer reports,
+// what it stores, and what the frontier's CrawlScheduler does with the report.
+#include "fetcher/page_processor.h"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fetcher/charset.h"
+#include "frontier/crawl_scheduler.h"
+#include "tests/support/test_http_server.h"
+
+namespace zcrawl::fetcher {
+namespace {
+
+using ::zcrawl::testing::TestHttpServer;
+using ::zcrawl::testing::TestRequest;
+using ::zcrawl::testing::TestResponse;
+
+// gzip (RFC 1952) of `data`, as a server with Content-Encoding: gzip sends it.
+std::string Gzip(const std::string& data) {
+  z_stream zs{};
+  if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+    throw std::runtime_error("deflateInit2 failed");
+  }
+  std::string out(deflateBound(&zs, data.size()), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
+  return out;
+}
+
+TestResponse Html(std::string body, int status = 200) {
+  TestResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+TestResponse Redirect(int status, std::string location) {
+  TestResponse r;
+  r.status = status;
+  r.headers = {{"Location", std::move(location)}};
+  return r;
+}
+
+std::vector<std::string> LinkUrls(const google::protobuf::RepeatedPtrField<v1::Link>& links) {
+  std::vector<std::string> out;
+  for (const auto& link : links) out.push_back(link.url());
+  return out;
+}
+
+std::vector<bool> NofollowFlags(const google::protobuf::RepeatedPtrField<v1::Link>& links) {
+  std::vector<bool> out;
+  for (const auto& link : links) out.push_back(link.nofollow());
+  return out;
+}
+
+// A port on 127.0.0.1 that nothing listens on (bound, then released).
+uint16_t UnusedPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    throw std::runtime_error("bind failed");
+  }
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class PageProcessorTest : public ::testing::Test {
+ protected:
+  PageProcessorTest() {
+    // Generous for loopback on a loaded machine, but far below the defaults
+    // so a hang fails the test quickly.
+    options_.http.connect_timeout_ms = 2000;
+    options_.http.total_timeout_ms = 8000;
+    frontier::SchedulerOptions so;
+    so.delay_ms = 0;
+    so.per_host = 4;
+    so.obey_robots = false;
+    so.retries = 2;
+    so.retry_base_ms = 1000;
+    scheduler_options_ = so;
+  }
+
+  // Answers `path` (path and query as sent) with `response`; 404 otherwise.
+  void Route(const std::string& path, TestResponse response) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    routes_[path] = std::move(response);
+  }
+
+  void StartServer() {
+    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [this](const TestRequest& request) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requests_.push_back(request);
+      auto it = routes_.find(request.target);
+      if (it != routes_.end()) return it->second;
+      return Html("<title>nothing here</title>", 404);
+    });
+    server_->Start();
+  }
+
+  std::string At(const std::string& path) const { return server_->origin() + path; }
+
+  PageProcessor& Processor() {
+    if (!processor_) {
+      processor_ = std::make_unique<PageProcessor>(options_, MakeCurlHttpClient(options_.http),
+                                                   MakeHtmlParser("gumbo"), RealClock::Get());
+    }
+    return *processor_;
+  }
+
+  FetchOutcome Fetch(const std::string& url, bool robots_only = false) {
+    v1::WorkItem item;
+    item.set_url(url);
+    item.set_lease_id(7);
+    item.set_depth(2);
+    item.set_attempt(1);
+    item.set_robots_only(robots_only);
+    return Processor().Process(item, "fetcher-1");
+  }
+
+  frontier::CrawlScheduler& Scheduler() {
+    if (!scheduler_) scheduler_ = std::make_unique<frontier::CrawlScheduler>(scheduler_options_, clock_);
+    return *scheduler_;
+  }
+
+  // Admits `url` to the scheduler and leases it: the item a fetcher would get.
+  v1::WorkItem LeaseOne(const std::string& url) {
+    Scheduler().Enqueue(url, server_->origin(), 1);
+    auto items = Scheduler().Lease("fetcher-1", 1);
+    if (items.size() != 1) throw std::runtime_error("nothing leased for " + url);
+    return items[0];
+  }
+
+  // The whole loop for one leased item: fetch it, report to the scheduler.
+  frontier::Completion FetchAndComplete(const v1::WorkItem& item, FetchOutcome* out = nullptr) {
+    FetchOutcome outcome = Processor().Process(item, "fetcher-1");
+    EXPECT_EQ(outcome.report.lease_id(), item.lease_id());
+    EXPECT_EQ(outcome.report.url(), item.url());
+    frontier::Completion completion = Scheduler().Complete("fetcher-1", outcome.report);
+    EXPECT_TRUE(completion.known_lease);
+    if (out) *out = std::move(outcome);
+    return completion;
+  }
+
+  uint64_t FailuresFor(const std::string& reason) {
+    auto it = Scheduler().failure_reasons().find(reason);
+    return it == Scheduler().failure_reasons().end() ? 0 : it->second;
+  }
+
+  std::vector<TestRequest> Requests() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return requests_;
+  }
+
+  FetcherOptions options_;
+  frontier::SchedulerOptions scheduler_options_;
+  FakeClock clock_;
+  std::mutex mutex_;
+  std::map<std::string, TestResponse> routes_;  // guarded by mutex_
+  std::vector<TestRequest> requests_;           // guarded by mutex_
+  std::unique_ptr<TestHttpServer> server_;
+  std::unique_ptr<PageProcessor> processor_;
+  std::unique_ptr<frontier::CrawlScheduler> scheduler_;
+};
+
+// --- Redirects -------------------------------------------------------------
+
+TEST_F(PageProcessorTest, FollowsSameOriginRedirectChainAndRecordsIt) {
+  Route("/start", Redirect(301, "/middle"));
+  StartServer();
+  Route("/middle", Redirect(302, At("/new/page.html")));
+  Route("/new/page.html", Html("<title>Landed</title><a href='child.html'>c</a>"));
+
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/start")), &outcome);
+
+  const v1::FetchReport& report = outcome.report;
+  EXPECT_EQ(report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(report.http_status(), 200u);
+  EXPECT_EQ(report.error(), "");
+  EXPECT_EQ(report.url(), At("/start"));
+  EXPECT_EQ(report.final_url(), At("/new/page.html"));
+  // Relative links resolve against where the page really is.
+  EXPECT_EQ(LinkUrls(report.links()), std::vector<std::string>{At("/new/child.html")});
+
+  ASSERT_TRUE(outcome.page.has_value());
+  const v1::Page& page = *outcome.page;
+  EXPECT_EQ(page.url(), At("/start"));
+  EXPECT_EQ(page.dedup_key(), At("/start"));
+  EXPECT_EQ(page.final_url(), At("/new/page.html"));
+  EXPECT_EQ(page.http_status(), 200u);
+  EXPECT_EQ(page.title(), "Landed");
+  ASSERT_EQ(page.redirects_size(), 2);
+  EXPECT_EQ(page.redirects(0).from_url(), At("/start"));
+  EXPECT_EQ(page.redirects(0).status_code(), 301u);
+  EXPECT_EQ(page.redirects(0).location(), At("/middle"));
+  EXPECT_EQ(page.redirects(1).from_url(), At("/middle"));
+  EXPECT_EQ(page.redirects(1).status_code(), 302u);
+  EXPECT_EQ(page.redirects(1).location(), At("/new/page.html"));
+
+  EXPECT_EQ(server_->requests_for("/start"), 1u);
+  EXPECT_EQ(server_->requests_for("/middle"), 1u);
+  EXPECT_EQ(server_->requests_for("/new/page.html"), 1u);
+
+  EXPECT_TRUE(completion.follow_links);
+  EXPECT_EQ(Scheduler().counts().done, 1u);
+  EXPECT_TRUE(Scheduler().Drained());
+}
+
+TEST_F(PageProcessorTest, RedirectLoopEndsWithRedirectLimit) {
+  Route("/loop", Redirect(302, "/loop"));
+  StartServer();
+
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/loop")), &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_REDIRECT_LIMIT);
+  EXPECT_EQ(outcome.report.http_status(), 302u);
+  EXPECT_EQ(outcome.report.error(), "more than 5 redirects");
+  EXPECT_EQ(outcome.report.links_size(), 0);
+  EXPECT_FALSE(outcome.page.has_value());
+  // The first request plus max_redirects (5) followed ones.
+  EXPECT_EQ(server_->requests_for("/loop"), 6u);
+
+  EXPECT_FALSE(completion.follow_links);
+  EXPECT_EQ(Scheduler().counts().failed, 1u);
+  EXPECT_EQ(Scheduler().counts().retried, 0u);
+  EXPECT_EQ(FailuresFor("redirect_limit"), 1u);
+  EXPECT_TRUE(Scheduler().Drained());
+}
+
+TEST_F(PageProcessorTest, CrossOriginRedirectIsNotFollowedButBecomesALink) {
+  // Like the body Apache sends with a redirect: it links to the target too.
+  TestResponse moved = Redirect(301, "http://other.example/landing?q=1#top");
+  moved.body = "<title>Moved</title><p>The document has moved "
+               "<a href=\"http://other.example/landing?q=1#top\">here</a>.</p>";
+  Route("/moved", moved);
+  StartServer();
+
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/moved")), &outcome);
+
+  const v1::FetchReport& report = outcome.report;
+  EXPECT_EQ(report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(report.http_status(), 301u);
+  EXPECT_EQ(report.final_url(), At("/moved"));
+  // Once, absolute, without the fragment; scope is the frontier's call.
+  EXPECT_EQ(LinkUrls(report.links()), std::vector<std::string>{"http://other.example/landing?q=1"});
+  EXPECT_EQ(NofollowFlags(report.links()), std::vector<bool>{false});
+
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->http_status(), 301u);
+  EXPECT_EQ(outcome.page->redirects_size(), 0);
+  EXPECT_EQ(outcome.page->title(), "Moved");
+  EXPECT_EQ(LinkUrls(outcome.page->links()), LinkUrls(report.links()));
+  EXPECT_EQ(server_->total_requests(), 1u);
+
+  EXPECT_TRUE(completion.follow_links);
+  EXPECT_EQ(Scheduler().counts().done, 1u);
+}
+
+TEST_F(PageProcessorTest, CrossOriginRedirectToAnotherSchemeIsNotALink) {
+  Route("/ftp", Redirect(302, "ftp://files.example/pub/"));
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/ftp"));
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 302u);
+  EXPECT_EQ(outcome.report.links_size(), 0);
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->links_size(), 0);
+}
+
+TEST_F(PageProcessorTest, RedirectToARawNonAsciiLocationStillMakesAValidPage) {
+  Route("/old", Redirect(301, "/caf\xe9 menu"));
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/old"));
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 404u);
+  ASSERT_TRUE(outcome.page.has_value());
+  ASSERT_EQ(outcome.page->redirects_size(), 1);
+  EXPECT_TRUE(IsCleanUtf8(outcome.page->redirects(0).location()))
+      << outcome.page->redirects(0).location();
+  EXPECT_TRUE(IsCleanUtf8(outcome.page->final_url())) << outcome.page->final_url();
+  EXPECT_TRUE(IsCleanUtf8(outcome.report.final_url())) << outcome.report.final_url();
+  std::string wire;
+  ASSERT_TRUE(outcome.page->SerializeToString(&wire));
+  v1::Page parsed;
+  EXPECT_TRUE(parsed.ParseFromString(wire));
+  for (const TestRequest& request : Requests()) {
+    EXPECT_TRUE(IsCleanUtf8(request.target)) << "sent as " << request.target;
+  }
+}
+
+// --- Bodies: encoding and size ----------------------------------------------
+
+TEST_F(PageProcessorTest, GzipEncodedBodyIsDecoded) {
+  std::string html = "<title>Zipped</title><p>";
+  for (int i = 0; i < 200; ++i) html += "compressible words ";
+  html += "</p><a href='/next'>n</a>";
+  TestResponse zipped = Html(Gzip(html));
+  zipped.headers = {{"Content-Encoding", "gzip"}};
+  ASSERT_LT(zipped.body.size(), html.size() / 4);
+  Route("/zipped", zipped);
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/zipped"));
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 200u);
+  EXPECT_EQ(outcome.report.body_bytes(), html.size());
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->body(), html);
+  EXPECT_EQ(outcome.page->title(), "Zipped");
+  EXPECT_EQ(LinkUrls(outcome.page->links()), std::vector<std::string>{At("/next")});
+  const std::vector<TestRequest> requests = Requests();
+  ASSERT_EQ(requests.size(), 1u);
+  ASSERT_EQ(requests[0].headers.count("accept-encoding"), 1u);
+  EXPECT_NE(requests[0].headers.at("accept-encoding").find("gzip"), std::string::npos);
+}
+
+TEST_F(PageProcessorTest, BodyOfExactlyMaxBodyBytesIsKept) {
+  options_.http.max_body_bytes = 64 * 1024;
+  TestResponse file;
+  file.headers = {{"Content-Type", "text/plain"}};
+  file.body = std::string(64 * 1024, 'x');
+  Route("/exact.txt", file);
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/exact.txt"));
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->body().size(), 64u * 1024);
+  EXPECT_FALSE(outcome.page->body_truncated());
+}
+
+TEST_F(PageProcessorTest, BodyOverMaxBodyBytesIsTooLargeAndFinal) {
+  options_.http.max_body_bytes = 64 * 1024;
+  Route("/big.html", Html("<title>big</title>" + std::string(200 * 1024, 'a')));
+  StartServer();
+
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/big.html")), &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_TOO_LARGE);
+  EXPECT_EQ(outcome.report.error(), "body larger than 65536 bytes");
+  EXPECT_EQ(outcome.report.links_size(), 0);
+  EXPECT_FALSE(outcome.page.has_value());
+
+  EXPECT_FALSE(completion.follow_links);
+  EXPECT_EQ(Scheduler().counts().failed, 1u);
+  EXPECT_EQ(Scheduler().counts().retried, 0u);
+  EXPECT_EQ(FailuresFor("too_large"), 1u);
+  EXPECT_TRUE(Scheduler().Drained());
+}
+
+TEST_F(PageProcessorTest, GzipBombIsTooLargeByItsDecodedSize) {
+  options_.http.max_body_bytes = 1 << 20;
+  const std::string huge(64u << 20, ' ');  // 64 MiB of spaces
+  TestResponse bomb = Html(Gzip("<html><body>" + huge));
+  bomb.headers = {{"Content-Encoding", "gzip"}};
+  ASSERT_LT(bomb.body.size(), 128u * 1024) << "the bomb must be small on the wire";
+  Route("/bomb", bomb);
+  StartServer();
+
+  const auto started = std::chrono::steady_clock::now();
+  FetchOutcome outcome = Fetch(At("/bomb"));
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_TOO_LARGE);
+  EXPECT_EQ(outcome.report.error(), "body larger than 1048576 bytes");
+  EXPECT_FALSE(outcome.page.has_value());
+  EXPECT_LT(elapsed, std::chrono::seconds(3));
+}
+
+// --- Broken and slow servers ------------------------------------------------
+
+TEST_F(PageProcessorTest, SlowDripServerHitsTheLowSpeedTimeout) {
+  options_.http.low_speed_bytes = 1000;
+  options_.http.low_speed_ms = 1000;
+  TestResponse slow = Html(std::string(2000, 'z'));
+  slow.drip_bytes_per_second = 40;
+  Route("/slow", slow);
+  StartServer();
+
+  const auto started = std::chrono::steady_clock::now();
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/slow")), &outcome);
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_TIMEOUT);
+  EXPECT_NE(outcome.report.error(), "");
+  EXPECT_FALSE(outcome.page.has_value());
+  // The whole body would take 50 s; the low-speed limit cuts it after ~1 s.
+  EXPECT_LT(elapsed, std::chrono::seconds(4));
+
+  EXPECT_FALSE(completion.follow_links);
+  EXPECT_EQ(Scheduler().counts().retried, 1u);
+  EXPECT_EQ(Scheduler().counts().waiting, 1u);
+  EXPECT_EQ(Scheduler().counts().failed, 0u);
+}
+
+TEST_F(PageProcessorTest, ServerClosingMidBodyIsARetryableNetworkError) {
+  TestResponse cut = Html("<title>cut</title>" + std::string(10000, 'c'));
+  cut.close_mid_body = true;
+  Route("/cut", cut);
+  StartServer();
+
+  // Attempt 1: network error, retried after the 1 s backoff.
+  const v1::WorkItem first = LeaseOne(At("/cut"));
+  FetchOutcome outcome;
+  FetchAndComplete(first, &outcome);
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_NETWORK_ERROR);
+  EXPECT_EQ(outcome.report.http_status(), 200u) << "the status line did arrive";
+  EXPECT_NE(outcome.report.error(), "");
+  EXPECT_FALSE(outcome.page.has_value());
+  EXPECT_EQ(Scheduler().counts().retried, 1u);
+  EXPECT_EQ(Scheduler().counts().failed, 0u);
+  EXPECT_TRUE(Scheduler().Lease("fetcher-1", 1).empty()) << "not before the backoff";
+
+  // Attempts 2 and 3 fail the same way; then the URL fails for good.
+  clock_.Advance(1000);
+  std::vector<v1::WorkItem> second = Scheduler().Lease("fetcher-1", 1);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].attempt(), 2u);
+  FetchAndComplete(second[0]);
+  clock_.Advance(2000);
+  std::vector<v1::WorkItem> third = Scheduler().Lease("fetcher-1", 1);
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_EQ(third[0].attempt(), 3u);
+  FetchAndComplete(third[0]);
+
+  EXPECT_EQ(server_->requests_for("/cut"), 3u);
+  EXPECT_EQ(Scheduler().counts().failed, 1u);
+  EXPECT_EQ(FailuresFor("network_error"), 1u);
+  EXPECT_TRUE(Scheduler().Drained());
+}
+
+TEST_F(PageProcessorTest, LyingContentLengthIsANetworkErrorAndTheClientRecovers) {
+  TestResponse liar = Html("<title>short</title>");
+  liar.content_length_lies = true;
+  Route("/liar", liar);
+  Route("/fine", Html("<title>fine</title>"));
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/liar"));
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_NETWORK_ERROR);
+  EXPECT_NE(outcome.report.error(), "");
+  EXPECT_FALSE(outcome.page.has_value());
+
+  // The same client (and its connection cache) still works afterwards.
+  FetchOutcome next = Fetch(At("/fine"));
+  EXPECT_EQ(next.report.status(), v1::FETCH_STATUS_OK);
+  ASSERT_TRUE(next.page.has_value());
+  EXPECT_EQ(next.page->title(), "fine");
+}
+
+TEST_F(PageProcessorTest, ConnectionRefusedIsARetryableNetworkError) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(UnusedPort()) + "/";
+  Scheduler().Enqueue(url, url.substr(0, url.size() - 1), 0);
+  std::vector<v1::WorkItem> items = Scheduler().Lease("fetcher-1", 1);
+  ASSERT_EQ(items.size(), 1u);
+
+  FetchOutcome outcome;
+  FetchAndComplete(items[0], &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_NETWORK_ERROR);
+  EXPECT_EQ(outcome.report.http_status(), 0u);
+  EXPECT_NE(outcome.report.error().find("onnect"), std::string::npos) << outcome.report.error();
+  EXPECT_FALSE(outcome.page.has_value());
+  EXPECT_EQ(Scheduler().counts().retried, 1u);
+  EXPECT_EQ(Scheduler().counts().waiting, 1u);
+}
+
+// --- Status codes -------------------------------------------------------------
+
+TEST_F(PageProcessorTest, TooManyRequestsPassesRetryAfterToTheScheduler) {
+  TestResponse busy = Html("slow down", 429);
+  busy.headers = {{"Retry-After", "2"}};
+  Route("/busy", busy);
+  StartServer();
+
+  const v1::WorkItem item = LeaseOne(At("/busy"));
+  const int64_t completed_at = clock_.NowMs();
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(item, &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 429u);
+  EXPECT_EQ(outcome.report.retry_after_ms(), 2000u);
+  EXPECT_FALSE(outcome.page.has_value()) << "retryable answers are not stored";
+
+  EXPECT_FALSE(completion.follow_links);
+  EXPECT_EQ(Scheduler().counts().retried, 1u);
+  EXPECT_EQ(Scheduler().NextEventMs(), completed_at + 2000) << "Retry-After beats the 1 s backoff";
+  clock_.Advance(1999);
+  EXPECT_TRUE(Scheduler().Lease("fetcher-1", 1).empty());
+  clock_.Advance(1);
+  std::vector<v1::WorkItem> again = Scheduler().Lease("fetcher-1", 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].url(), At("/busy"));
+  EXPECT_EQ(again[0].attempt(), 2u);
+}
+
+TEST_F(PageProcessorTest, AbsurdRetryAfterIsCappedAtAnHour) {
+  TestResponse seven_digits = Html("later", 503);
+  seven_digits.headers = {{"Retry-After", "5000000"}};
+  Route("/seven", seven_digits);
+  TestResponse eight_digits = Html("later", 503);
+  eight_digits.headers = {{"Retry-After", "50000000"}};
+  Route("/eight", eight_digits);
+  StartServer();
+
+  EXPECT_EQ(Fetch(At("/seven")).report.retry_after_ms(), 3600u * 1000);
+  EXPECT_EQ(Fetch(At("/eight")).report.retry_after_ms(), 3600u * 1000);
+}
+
+TEST_F(PageProcessorTest, ServiceUnavailableIsRetriedAndNotStored) {
+  Route("/down", Html("<title>maintenance</title><a href='/x'>x</a>", 503));
+  StartServer();
+
+  const v1::WorkItem item = LeaseOne(At("/down"));
+  const int64_t completed_at = clock_.NowMs();
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(item, &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 503u);
+  EXPECT_EQ(outcome.report.retry_after_ms(), 0u);
+  EXPECT_EQ(outcome.report.links_size(), 0);
+  EXPECT_FALSE(outcome.page.has_value());
+
+  EXPECT_FALSE(completion.follow_links);
+  EXPECT_EQ(Scheduler().counts().retried, 1u);
+  EXPECT_EQ(Scheduler().counts().failed, 0u);
+  EXPECT_EQ(Scheduler().NextEventMs(), completed_at + 1000);
+}
+
+TEST_F(PageProcessorTest, NotFoundIsStoredWithItsStatusAndIsFinal) {
+  Route("/gone", Html("<title>Not here</title><a href='/home'>home</a>", 404));
+  StartServer();
+
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/gone")), &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 404u);
+  EXPECT_EQ(LinkUrls(outcome.report.links()), std::vector<std::string>{At("/home")});
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->http_status(), 404u);
+  EXPECT_EQ(outcome.page->title(), "Not here");
+  EXPECT_EQ(outcome.page->content_type(), "text/html");
+
+  EXPECT_TRUE(completion.follow_links) << "error pages may link on";
+  EXPECT_EQ(Scheduler().counts().failed, 1u);
+  EXPECT_EQ(Scheduler().counts().retried, 0u);
+  EXPECT_EQ(FailuresFor("http_404"), 1u);
+  EXPECT_TRUE(Scheduler().Drained());
+}
+
+// --- robots.txt ---------------------------------------------------------------
+
+TEST_F(PageProcessorTest, RobotsOnlyItemReturnsTheBodyAndTheSchedulerObeysIt) {
+  const std::string robots = "User-agent: *\nDisallow: /private\n";
+  TestResponse file;
+  file.headers = {{"Content-Type", "text/plain"}};
+  file.body = robots;
+  Route("/robots.txt", file);
+  StartServer();
+  Route("/public", Html("<title>public</title>"));
+  scheduler_options_.obey_robots = true;
+  Scheduler().Enqueue(At("/private/page"), server_->origin(), 0);
+  Scheduler().Enqueue(At("/public"), server_->origin(), 0);
+
+  std::vector<v1::WorkItem> items = Scheduler().Lease("fetcher-1", 4);
+  ASSERT_EQ(items.size(), 1u) << "robots.txt first, alone";
+  ASSERT_TRUE(items[0].robots_only());
+  EXPECT_EQ(items[0].url(), At("/robots.txt"));
+  FetchOutcome outcome;
+  FetchAndComplete(items[0], &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 200u);
+  EXPECT_TRUE(outcome.report.robots_txt_found());
+  EXPECT_EQ(outcome.report.robots_txt(), robots);
+  EXPECT_EQ(outcome.report.links_size(), 0);
+  EXPECT_FALSE(outcome.page.has_value()) << "robots.txt goes to the frontier, not the writer";
+
+  items = Scheduler().Lease("fetcher-1", 4);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].url(), At("/public"));
+  EXPECT_EQ(FailuresFor("robots_disallowed"), 1u);
+}
+
+TEST_F(PageProcessorTest, MissingRobotsTxtIsNotFoundAndAllowsAll) {
+  StartServer();  // every path is 404
+  scheduler_options_.obey_robots = true;
+  Scheduler().Enqueue(At("/private/page"), server_->origin(), 0);
+
+  std::vector<v1::WorkItem> items = Scheduler().Lease("fetcher-1", 4);
+  ASSERT_EQ(items.size(), 1u);
+  ASSERT_TRUE(items[0].robots_only());
+  FetchOutcome outcome;
+  FetchAndComplete(items[0], &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 404u);
+  EXPECT_FALSE(outcome.report.robots_txt_found());
+  EXPECT_EQ(outcome.report.robots_txt(), "");
+  EXPECT_FALSE(outcome.page.has_value());
+
+  items = Scheduler().Lease("fetcher-1", 4);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].url(), At("/private/page"));
+}
+
+TEST_F(PageProcessorTest, RobotsTxtRedirectIsFollowed) {
+  Route("/robots.txt", Redirect(301, "/real-robots.txt"));
+  StartServer();
+  TestResponse file;
+  file.headers = {{"Content-Type", "text/plain"}};
+  file.body = "User-agent: *\nDisallow: /\n";
+  Route("/real-robots.txt", file);
+
+  FetchOutcome outcome = Fetch(At("/robots.txt"), /*robots_only=*/true);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 200u);
+  EXPECT_EQ(outcome.report.final_url(), At("/real-robots.txt"));
+  EXPECT_TRUE(outcome.report.robots_txt_found());
+  EXPECT_EQ(outcome.report.robots_txt(), file.body);
+}
+
+// --- HTML content ---------------------------------------------------------------
+
+TEST_F(PageProcessorTest, NofollowComesFromRelAndFromMetaRobots) {
+  Route("/rel", Html("<a href='/a' rel='nofollow'>a</a><a href='/b'>b</a>"
+                     "<a href='/c' rel='external NoFollow'>c</a>"));
+  Route("/meta", Html("<head><meta name='robots' content='noindex, nofollow'></head>"
+                      "<a href='/a'>a</a><a href='/b'>b</a>"));
+  StartServer();
+
+  FetchOutcome rel = Fetch(At("/rel"));
+  EXPECT_EQ(LinkUrls(rel.report.links()), (std::vector<std::string>{At("/a"), At("/b"), At("/c")}));
+  EXPECT_EQ(NofollowFlags(rel.report.links()), (std::vector<bool>{true, false, true}));
+  ASSERT_TRUE(rel.page.has_value());
+  EXPECT_EQ(NofollowFlags(rel.page->links()), (std::vector<bool>{true, false, true}));
+
+  FetchOutcome meta = Fetch(At("/meta"));
+  EXPECT_EQ(LinkUrls(meta.report.links()), (std::vector<std::string>{At("/a"), At("/b")}));
+  EXPECT_EQ(NofollowFlags(meta.report.links()), (std::vector<bool>{true, true}));
+}
+
+TEST_F(PageProcessorTest, IgnoreNofollowClearsTheFlags) {
+  options_.ignore_nofollow = true;
+  Route("/meta", Html("<meta name='robots' content='nofollow'>"
+                      "<a href='/a' rel='nofollow'>a</a><a href='/b'>b</a>"));
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/meta"));
+  EXPECT_EQ(LinkUrls(outcome.report.links()), (std::vector<std::string>{At("/a"), At("/b")}));
+  EXPECT_EQ(NofollowFlags(outcome.report.links()), (std::vector<bool>{false, false}));
+}
+
+TEST_F(PageProcessorTest, BaseHrefResolvesRelativeLinks) {
+  Route("/dir/page.html",
+        Html("<head><base href='/other/base/'></head><body>"
+             "<a href='x.html'>x</a><a href='../up.html'>up</a><a href='#frag'>self</a>"
+             "<a href='//proto.example/p'>p</a><a href='mailto:a@b.example'>m</a>"
+             "<a href='x.html#again'>dup</a></body>"));
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/dir/page.html"));
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(LinkUrls(outcome.report.links()),
+            (std::vector<std::string>{At("/other/base/x.html"), At("/other/up.html"),
+                                      At("/other/base/"), "http://proto.example/p"}));
+}
+
+TEST_F(PageProcessorTest, NonHtmlFileIsStoredButNotParsed) {
+  TestResponse pdf;
+  pdf.headers = {{"Content-Type", "application/pdf"}};
+  static constexpr char kPdf[] = "%PDF-1.4\n<title>x</title><a href='/not-a-link'>\0\xff";
+  pdf.body = std::string(kPdf, sizeof kPdf - 1);
+  Route("/doc.pdf", pdf);
+  StartServer();
+
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/doc.pdf")), &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 200u);
+  EXPECT_EQ(outcome.report.links_size(), 0);
+  EXPECT_EQ(outcome.report.body_bytes(), pdf.body.size());
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->content_type(), "application/pdf");
+  EXPECT_EQ(outcome.page->body(), pdf.body);
+  EXPECT_EQ(outcome.page->title(), "");
+  EXPECT_EQ(outcome.page->text(), "");
+  EXPECT_EQ(outcome.page->charset(), "");
+  EXPECT_EQ(outcome.page->links_size(), 0);
+  EXPECT_EQ(Scheduler().counts().done, 1u);
+  EXPECT_TRUE(completion.follow_links);
+}
+
+TEST_F(PageProcessorTest, NonHtmlFileIsSkippedWhenNotStored) {
+  options_.store_non_html = false;
+  TestResponse pdf;
+  pdf.headers = {{"Content-Type", "Application/PDF; version=1.4"}};
+  pdf.body = "%PDF-1.4\n";
+  Route("/doc.pdf", pdf);
+  StartServer();
+
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/doc.pdf")), &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_SKIPPED_CONTENT);
+  EXPECT_EQ(outcome.report.http_status(), 200u);
+  EXPECT_EQ(outcome.report.error(), "content type application/pdf");
+  EXPECT_FALSE(outcome.page.has_value());
+  EXPECT_FALSE(completion.follow_links);
+  EXPECT_EQ(FailuresFor("skipped_content"), 1u);
+  EXPECT_EQ(Scheduler().counts().retried, 0u);
+}
+
+TEST_F(PageProcessorTest, InvalidUtf8AndNulBytesGiveValidUtf8Text) {
+  static constexpr char kBody[] =
+      "<title>bad \xff\xfe title\0!</title><p>caf\xc3 ok \0 end \xed\xa0\x80</p>"
+      "<a href='/next'>n\0n</a>";
+  const std::string body(kBody, sizeof kBody - 1);
+  Route("/bad", Html(body));
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/bad"));
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  ASSERT_TRUE(outcome.page.has_value());
+  const v1::Page& page = *outcome.page;
+  EXPECT_EQ(page.body(), body) << "the stored body keeps the bytes as sent";
+  EXPECT_EQ(page.charset(), "UTF-8");
+  EXPECT_TRUE(IsCleanUtf8(page.title())) << page.title();
+  EXPECT_TRUE(IsCleanUtf8(page.text())) << page.text();
+  EXPECT_NE(page.title().find("bad \xEF\xBF\xBD"), std::string::npos) << page.title();
+  EXPECT_NE(page.text().find("ok"), std::string::npos) << page.text();
+  EXPECT_NE(page.text().find("end"), std::string::npos) << page.text();
+  EXPECT_EQ(LinkUrls(page.links()), std::vector<std::string>{At("/next")});
+  // The writer must be able to read what the fetcher sends.
+  std::string wire;
+  ASSERT_TRUE(page.SerializeToString(&wire));
+  v1::Page parsed;
+  EXPECT_TRUE(parsed.ParseFromString(wire));
+}
+
+TEST_F(PageProcessorTest, NonUtf8HeaderValuesStillMakeAValidPage) {
+  TestResponse response = Html("<title>t</title>");
+  response.headers = {{"X-Note", "caf\xe9 cr\xe8me"}, {"Content-Type", "text/html"}};
+  Route("/latin1-header", response);
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/latin1-header"));
+
+  ASSERT_TRUE(outcome.page.has_value());
+  std::string note;
+  for (const v1::Header& header : outcome.page->headers()) {
+    EXPECT_TRUE(IsCleanUtf8(header.name())) << header.name();
+    EXPECT_TRUE(IsCleanUtf8(header.value())) << header.value();
+    if (header.name() == "X-Note") note = header.value();
+  }
+  EXPECT_NE(note.find("caf"), std::string::npos);
+  std::string wire;
+  ASSERT_TRUE(outcome.page->SerializeToString(&wire));
+  v1::Page parsed;
+  EXPECT_TRUE(parsed.ParseFromString(wire)) << "a proto3 string field must hold UTF-8";
+}
+
+TEST_F(PageProcessorTest, Windows1252DeclaredByMetaIsDecodedToUtf8) {
+  TestResponse response;
+  response.headers = {{"Content-Type", "text/html"}};  // no charset parameter
+  response.body =
+      "<html><head><meta charset=\"windows-1252\"><title>Caf\xe9 \x93quoted\x94</title></head>"
+      "<body><p>\x80 5 \x96 na\xefve</p></body></html>";
+  Route("/cp1252", response);
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/cp1252"));
+
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->charset(), "windows-1252");
+  EXPECT_EQ(outcome.page->title(), "Caf\xC3\xA9 \xE2\x80\x9Cquoted\xE2\x80\x9D");
+  EXPECT_EQ(outcome.page->text(), "\xE2\x82\xAC 5 \xE2\x80\x93 na\xC3\xAFve");
+  EXPECT_EQ(outcome.page->body(), response.body) << "the body is stored as sent";
+}
+
+TEST_F(PageProcessorTest, CharsetFromTheContentTypeHeaderIsUsed) {
+  TestResponse response;
+  response.headers = {{"Content-Type", "text/html; charset=windows-1251"}};
+  response.body = "<title>\xcf\xf0\xe8\xe2\xe5\xf2</title><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>";
+  Route("/cp1251", response);
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/cp1251"));
+
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->charset(), "windows-1251");
+  EXPECT_EQ(outcome.page->title(), "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82");
+  EXPECT_EQ(outcome.page->text(), outcome.page->title());
+  const std::vector<v1::Header> headers(outcome.page->headers().begin(),
+                                        outcome.page->headers().end());
+  EXPECT_EQ(FindHeader(headers, "content-type"), "text/html; charset=windows-1251")
+      << "headers are stored whole";
+}
+
+TEST_F(PageProcessorTest, MetaCharsetIsUsedWhenTheHeaderHasNone) {
+  TestResponse response;
+  response.headers = {{"Content-Type", "text/html"}};
+  // "Привет" in windows-1251; read as windows-1252 it would be "Ïðèâåò".
+  response.body = "<meta http-equiv='Content-Type' content='text/html; charset=windows-1251'>"
+                  "<title>\xcf\xf0\xe8\xe2\xe5\xf2</title>";
+  Route("/cp1251", response);
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/cp1251"));
+
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->charset(), "windows-1251");
+  EXPECT_EQ(outcome.page->title(), "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82");
+}
+
+// --- What the page records about the exchange -------------------------------------
+
+TEST_F(PageProcessorTest, PageRecordsTheExchange) {
+  Route("/p?x=1", Html("<title>p</title>"));
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/p?x=1"));
+
+  ASSERT_TRUE(outcome.page.has_value());
+  const v1::Page& page = *outcome.page;
+  EXPECT_EQ(page.page_id(), "fetcher-1/7");
+  EXPECT_EQ(page.depth(), 2u);
+  EXPECT_EQ(page.ip_address(), "127.0.0.1");
+  EXPECT_EQ(page.http_version(), "HTTP/1.1");
+  EXPECT_EQ(page.content_type(), "text/html");
+  EXPECT_EQ(page.charset(), "UTF-8");
+  EXPECT_GT(page.fetched_at_ms(), 0);
+  EXPECT_GT(page.timings().total_us(), 0u);
+  const std::vector<v1::Header> headers(page.headers().begin(), page.headers().end());
+  EXPECT_EQ(FindHeader(headers, "content-length"), "16");
+  // The request as sent, for WARC request records.
+  EXPECT_TRUE(page.request_headers().starts_with("GET /p?x=1 HTTP/1.1\r\n")) << page.request_headers();
+  EXPECT_NE(page.request_headers().find("User-Agent: " + options_.http.user_agent + "\r\n"),
+            std::string::npos)
+      << page.request_headers();
+  EXPECT_TRUE(page.request_headers().ends_with("\r\n\r\n")) << page.request_headers();
+}
+
+}  // namespace
+}  // namespace zcrawl::fetcher

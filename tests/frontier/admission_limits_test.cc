@@ -1,0 +1,101 @@
+#include "frontier/admission_limits.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace zcrawl::frontier {
+namespace {
+
+AdmissionLimitsOptions Caps(uint64_t pages, uint64_t per_host, uint32_t variants) {
+  AdmissionLimitsOptions options;
+  options.max_pages = pages;
+  options.max_pages_per_host = per_host;
+  options.max_query_variants = variants;
+  return options;
+}
+
+TEST(AdmissionLimitsTest, WithoutCapsEveryUrlIsAdmitted) {
+  AdmissionLimits limits(Caps(0, 0, 0));
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_EQ(limits.Admit("http://h/p?i=" + std::to_string(i), "http://h"), "");
+  }
+  EXPECT_EQ(limits.admitted(), 5000u);
+  EXPECT_EQ(limits.tracked_origins(), 0u);
+  EXPECT_EQ(limits.tracked_paths(), 0u);
+}
+
+TEST(AdmissionLimitsTest, MaxPagesCapsTheTotal) {
+  AdmissionLimits limits(Caps(3, 0, 0));
+  EXPECT_EQ(limits.Admit("http://a/1", "http://a"), "");
+  EXPECT_EQ(limits.Admit("http://b/2", "http://b"), "");
+  EXPECT_EQ(limits.Admit("http://c/3", "http://c"), "");
+  EXPECT_EQ(limits.Admit("http://d/4", "http://d"), "max_pages");
+  EXPECT_EQ(limits.admitted(), 3u);
+}
+
+TEST(AdmissionLimitsTest, MaxPagesPerHostCountsEachOriginSeparately) {
+  AdmissionLimits limits(Caps(0, 2, 0));
+  EXPECT_EQ(limits.Admit("http://a/1", "http://a"), "");
+  EXPECT_EQ(limits.Admit("http://a/2", "http://a"), "");
+  EXPECT_EQ(limits.Admit("http://a/3", "http://a"), "max_pages_per_host");
+  EXPECT_EQ(limits.Admit("http://b/1", "http://b"), "");
+  // Another scheme or port is another origin (another politeness slot).
+  EXPECT_EQ(limits.Admit("https://a/1", "https://a"), "");
+  EXPECT_EQ(limits.Admit("http://a:8080/1", "http://a:8080"), "");
+  EXPECT_EQ(limits.tracked_origins(), 4u);
+}
+
+TEST(AdmissionLimitsTest, QueryVariantsAreCappedPerOriginAndPath) {
+  AdmissionLimits limits(Caps(0, 0, 3));
+  for (int month = 1; month <= 3; ++month) {
+    EXPECT_EQ(limits.Admit("http://h/cal?m=" + std::to_string(month), "http://h"), "");
+  }
+  EXPECT_EQ(limits.Admit("http://h/cal?m=4", "http://h"), "query_variants");
+  EXPECT_EQ(limits.Admit("http://h/cal?", "http://h"), "query_variants");  // empty query counts
+  EXPECT_EQ(limits.Admit("http://h/cal", "http://h"), "");         // the bare path is not a variant
+  EXPECT_EQ(limits.Admit("http://h/cal/x?m=4", "http://h"), "");   // another path
+  EXPECT_EQ(limits.Admit("http://g/cal?m=4", "http://g"), "");     // another host
+  EXPECT_EQ(limits.Admit("https://h/cal?m=4", "https://h"), "");   // another origin
+  EXPECT_EQ(limits.tracked_paths(), 4u);
+}
+
+TEST(AdmissionLimitsTest, ARefusedUrlCountsAgainstNoCap) {
+  AdmissionLimits limits(Caps(3, 2, 1));
+  EXPECT_EQ(limits.Admit("http://h/a?x=1", "http://h"), "");
+  EXPECT_EQ(limits.Admit("http://h/a?x=2", "http://h"), "query_variants");
+  // The refused variant did not use up the host's second page...
+  EXPECT_EQ(limits.Admit("http://h/b", "http://h"), "");
+  EXPECT_EQ(limits.Admit("http://h/c", "http://h"), "max_pages_per_host");
+  // ...nor the total: the refusals above left one page for another host.
+  EXPECT_EQ(limits.Admit("http://g/a", "http://g"), "");
+  EXPECT_EQ(limits.Admit("http://f/a", "http://f"), "max_pages");
+  EXPECT_EQ(limits.admitted(), 3u);
+}
+
+TEST(AdmissionLimitsTest, QueryCapAboveTheCounterWidthIsClampedAndCountsSaturate) {
+  AdmissionLimits limits(Caps(0, 0, 100000));
+  for (uint32_t i = 0; i < AdmissionLimits::kMaxQueryVariants; ++i) {
+    ASSERT_EQ(limits.Admit("http://h/p?i=" + std::to_string(i), "http://h"), "") << i;
+  }
+  EXPECT_EQ(limits.Admit("http://h/p?i=last", "http://h"), "query_variants");
+}
+
+TEST(AdmissionLimitsTest, CountersSurviveGrowthAndStayCompact) {
+  constexpr int kPaths = 300000;
+  AdmissionLimits limits(Caps(0, 0, 1));
+  for (int i = 0; i < kPaths; ++i) {
+    ASSERT_EQ(limits.Admit("http://h/p" + std::to_string(i) + "?a", "http://h"), "");
+  }
+  EXPECT_EQ(limits.tracked_paths(), static_cast<uint64_t>(kPaths));
+  int refused = 0;
+  for (int i = 0; i < kPaths; ++i) {
+    refused += limits.Admit("http://h/p" + std::to_string(i) + "?b", "http://h") == "query_variants";
+  }
+  EXPECT_EQ(refused, kPaths);
+  const double bytes_per_path = static_cast<double>(limits.memory_bytes()) / kPaths;
+  EXPECT_LE(bytes_per_path, 21.4);
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier

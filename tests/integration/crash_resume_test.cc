@@ -1,0 +1,130 @@
+// Crash-proof crawls: kill -9 of the frontier, the writer, a fetcher, or
+// everything, mid-crawl; the crawl still stores every page exactly once.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/support/crawl_output.h"
+#include "tests/support/generated_site.h"
+#include "tests/support/test_http_server.h"
+#include "tests/support/test_process.h"
+
+namespace zcrawl::testing {
+namespace {
+
+constexpr int kPages = 300;
+
+class CrashResumeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    foreign_ = std::make_unique<TestHttpServer>("127.0.0.2", [](const TestRequest&) { return TestResponse{}; });
+    foreign_->Start();
+    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [this](const TestRequest& r) {
+      return site_->Serve(r);
+    });
+    server_->Start();
+    site_ = std::make_unique<GeneratedSite>(kPages, server_->origin(), foreign_->origin());
+    dir_ = MakeTempDir("crash");
+  }
+
+  std::vector<std::string> CrawlArgs() {
+    // A politeness delay stretches the crawl (~300 x 10 ms / 2 per host)
+    // so that kills land mid-crawl.
+    return {SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", dir_ + "/out",
+            "--fetchers", "2", "--threads", "4", "--delay-ms", "10", "--per-host", "2"};
+  }
+
+  void StartCrawl(TestProcess& crawl, const std::string& log) {
+    crawl.Start(CrawlArgs(), dir_ + "/" + log, {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  }
+
+  bool WaitForRequests(uint64_t n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (server_->total_requests() >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+
+  void KillChild(TestProcess& crawl, const std::string& comm) {
+    auto pids = ChildPids(crawl.pid(), comm);
+    ASSERT_FALSE(pids.empty()) << "no " << comm << " under the launcher";
+    kill(pids[0], SIGKILL);
+  }
+
+  // Every page stored exactly once; nothing out of scope.
+  void ExpectEveryPageStoredOnce() {
+    auto index = ReadIndex(dir_ + "/out");
+    for (const auto& url : site_->ExpectedOk()) {
+      auto it = index.find(url);
+      ASSERT_NE(it, index.end()) << "page not stored: " << url;
+      EXPECT_EQ(it->second.size(), 1u) << "stored twice: " << url;
+    }
+    EXPECT_EQ(index.size(), site_->ExpectedOk().size() + site_->ExpectedNotFound().size());
+    EXPECT_EQ(foreign_->total_requests(), 0u);
+  }
+
+  std::unique_ptr<TestHttpServer> foreign_;
+  std::unique_ptr<TestHttpServer> server_;
+  std::unique_ptr<GeneratedSite> site_;
+  std::string dir_;
+};
+
+TEST_F(CrashResumeTest, FrontierKilledMidCrawlIsRestartedAndResumes) {
+  TestProcess crawl;
+  StartCrawl(crawl, "crawl.log");
+  ASSERT_TRUE(WaitForRequests(80));
+  KillChild(crawl, "zcrawl-frontier");
+  auto code = crawl.Wait(120000);
+  ASSERT_TRUE(code.has_value()) << ReadFile(dir_ + "/crawl.log");
+  EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/crawl.log");
+  const std::string log = ReadFile(dir_ + "/crawl.log");
+  EXPECT_NE(log.find("restarting frontier"), std::string::npos) << log;
+  EXPECT_NE(log.find("resuming crawl"), std::string::npos) << log;
+  ExpectEveryPageStoredOnce();
+}
+
+TEST_F(CrashResumeTest, WriterKilledMidCrawlLosesAndDuplicatesNothing) {
+  TestProcess crawl;
+  StartCrawl(crawl, "crawl.log");
+  ASSERT_TRUE(WaitForRequests(80));
+  KillChild(crawl, "zcrawl-writer");
+  auto code = crawl.Wait(120000);
+  ASSERT_TRUE(code.has_value()) << ReadFile(dir_ + "/crawl.log");
+  EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/crawl.log");
+  EXPECT_NE(ReadFile(dir_ + "/crawl.log").find("restarting writer"), std::string::npos);
+  ExpectEveryPageStoredOnce();
+}
+
+TEST_F(CrashResumeTest, EverythingKilledThenTheSameCommandFinishesTheCrawl) {
+  {
+    TestProcess crawl;
+    StartCrawl(crawl, "first.log");
+    ASSERT_TRUE(WaitForRequests(100));
+    for (const char* comm : {"zcrawl-frontier", "zcrawl-writer", "zcrawl-fetcher"}) {
+      for (pid_t pid : ChildPids(crawl.pid(), comm)) kill(pid, SIGKILL);
+    }
+    crawl.Signal(SIGKILL);
+    ASSERT_TRUE(crawl.Wait(10000).has_value());
+  }
+  ASSERT_LT(ReadIndex(dir_ + "/out").size(), static_cast<size_t>(kPages)) << "crawl ended before the kill";
+  TestProcess again;
+  StartCrawl(again, "second.log");
+  auto code = again.Wait(120000);
+  ASSERT_TRUE(code.has_value()) << ReadFile(dir_ + "/second.log");
+  EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/second.log");
+  EXPECT_NE(ReadFile(dir_ + "/second.log").find("resuming"), std::string::npos);
+  ExpectEveryPageStoredOnce();
+
+  // A third run finds the crawl finished and says so.
+  TestProcess third;
+  StartCrawl(third, "third.log");
+  EXPECT_EQ(third.Wait(30000).value_or(-1), 0);
+  EXPECT_NE(ReadFile(dir_ + "/third.log").find("already finished"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zcrawl::testing

@@ -1,0 +1,189 @@
+// End-to-end: zcrawl-status against a real zcrawl-frontier. The seed sits on
+// a local HTTP server that no fetcher ever contacts, so the frontier's
+// numbers are fixed: one URL waiting, nothing leased or done.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+
+#include "common/envelope_codec.h"
+#include "common/zmq_io.h"
+#include "tests/support/test_http_server.h"
+#include "tests/support/test_process.h"
+
+namespace zcrawl::testing {
+namespace {
+
+// A TCP port nothing listens on right now (the kernel's pick for port 0).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    return 0;
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+  int64_t elapsed_ms = 0;
+};
+
+ToolRun RunStatus(const std::string& dir, const std::vector<std::string>& args) {
+  static int run = 0;
+  const std::string log = dir + "/status-" + std::to_string(++run) + ".log";
+  std::vector<std::string> argv = {BinDir() + "/zcrawl-status"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto start = std::chrono::steady_clock::now();
+  TestProcess tool;
+  tool.Start(argv, log);
+  ToolRun result;
+  result.exit_code = tool.Wait(20000).value_or(-1);
+  result.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - start).count();
+  result.output = ReadFile(log);
+  return result;
+}
+
+class StatusToolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [](const TestRequest&) {
+      return TestResponse{};
+    });
+    server_->Start();
+    dir_ = MakeTempDir("status-tool");
+    endpoint_ = "tcp://127.0.0.1:" + std::to_string(FreePort());
+    frontier_.Start({BinDir() + "/zcrawl-frontier", "--bind", endpoint_, "--stay",
+                     "--heartbeat-ms", "200", "--liveness", "50", server_->origin() + "/"},
+                    dir_ + "/frontier.log");
+  }
+
+  void TearDown() override {
+    frontier_.Signal(SIGTERM);
+    if (!frontier_.Wait(10000)) frontier_.Signal(SIGKILL);
+    EXPECT_EQ(server_->total_requests(), 0u) << "nothing should have fetched the seed";
+  }
+
+  // The frontier binds shortly after it starts; ZeroMQ queues the request
+  // until then, but give a slow start a second chance.
+  ToolRun StatusWhenUp(const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--frontier", endpoint_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ToolRun run = RunStatus(dir_, args);
+    if (run.exit_code != 0 && frontier_.running()) run = RunStatus(dir_, args);
+    return run;
+  }
+
+  std::unique_ptr<TestHttpServer> server_;
+  std::string dir_;
+  std::string endpoint_;
+  TestProcess frontier_;
+};
+
+TEST_F(StatusToolTest, TextReportShowsTheWaitingSeedAndItsHost) {
+  ToolRun run = StatusWhenUp({});
+  ASSERT_EQ(run.exit_code, 0) << run.output << ReadFile(dir_ + "/frontier.log");
+  EXPECT_NE(run.output.find("frontier " + endpoint_ + ": running"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("waiting=1 leased=0 done=0 failed=0 seen=1"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("rate: 0.0 pages/s"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(server_->origin()), std::string::npos) << "host row missing:\n" << run.output;
+  EXPECT_NE(run.output.find("fetchers: none connected"), std::string::npos) << run.output;
+}
+
+TEST_F(StatusToolTest, JsonReportCarriesTheSameNumbers) {
+  ToolRun run = StatusWhenUp({"--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto json = nlohmann::json::parse(run.output);
+  EXPECT_EQ(json["frontier"], endpoint_);
+  EXPECT_EQ(json["finished"], false);
+  EXPECT_EQ(json["counts"]["waiting"], 1);
+  EXPECT_EQ(json["counts"]["leased"], 0);
+  EXPECT_EQ(json["counts"]["done"], 0);
+  EXPECT_EQ(json["counts"]["seen"], 1);
+  EXPECT_EQ(json["pages_per_second"], 0.0);
+  ASSERT_EQ(json["top_hosts"].size(), 1u);
+  EXPECT_EQ(json["top_hosts"][0]["origin"], server_->origin());
+  EXPECT_EQ(json["top_hosts"][0]["waiting"], 1);
+  EXPECT_TRUE(json["fetchers"].empty());
+}
+
+TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
+  // A stand-in fetcher: says Ready and reports its load, never asks for work.
+  zmq::context_t context(1);
+  SocketSettings settings;
+  settings.linger_ms = 0;
+  settings.identity = "fake-fetcher-route";
+  auto socket = MakeSocket(context, zmq::socket_type::dealer, settings);
+  ASSERT_TRUE(socket.ok());
+  ASSERT_TRUE(Connect(*socket, endpoint_).ok());
+  EnvelopeCodec codec("fetcher-under-test");
+  v1::Envelope ready;
+  ready.mutable_ready()->set_role(v1::PEER_ROLE_FETCHER);
+  ready.mutable_ready()->set_threads(3);
+  ASSERT_TRUE(SendFrame(*socket, codec.Encode(ready)).ok());
+  v1::Envelope heartbeat;
+  auto* load = heartbeat.mutable_heartbeat()->mutable_load();
+  load->set_live_workers(3);
+  load->set_idle_workers(2);
+  load->set_queued(7);
+  ASSERT_TRUE(SendFrame(*socket, codec.Encode(heartbeat)).ok());
+
+  // The Ready and the heartbeat may reach the frontier after the status
+  // request of a second connection: ask until the row shows up.
+  nlohmann::json fetcher;
+  for (int attempt = 0; attempt < 20 && fetcher.is_null(); ++attempt) {
+    ToolRun run = StatusWhenUp({"--json"});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const auto json = nlohmann::json::parse(run.output);
+    if (!json["fetchers"].empty() && json["fetchers"][0]["live_workers"] == 3) {
+      fetcher = json["fetchers"][0];
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  ASSERT_FALSE(fetcher.is_null()) << "fetcher row never appeared";
+  EXPECT_EQ(fetcher["id"], "fetcher-under-test");
+  EXPECT_EQ(fetcher["leased"], 0);
+  EXPECT_EQ(fetcher["idle_workers"], 2);
+  EXPECT_EQ(fetcher["queued"], 7);
+  EXPECT_LT(fetcher["last_seen_ms_ago"].get<int64_t>(), 10000);
+
+  ToolRun text = StatusWhenUp({});
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("LAST_SEEN_MS"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("fetcher-under-test"), std::string::npos) << text.output;
+}
+
+TEST(StatusToolNoFrontierTest, GivesUpAfterThreeSecondsWithAClearError) {
+  const std::string dir = MakeTempDir("status-tool-none");
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreePort());
+  ToolRun run = RunStatus(dir, {"--frontier", endpoint});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("no reply from the frontier at " + endpoint + " within 3000 ms"),
+            std::string::npos)
+      << run.output;
+  EXPECT_GE(run.elapsed_ms, 2900);
+  EXPECT_LT(run.elapsed_ms, 8000);
+}
+
+}  // namespace
+}  // namespace zcrawl::testing

@@ -1,0 +1,232 @@
+// zcrawl-status: `./run status [--frontier ENDPOINT] [--json]` asks a running
+// frontier how the crawl is going and prints its StatusReply: URL counts per
+// state, the fetch rate, the longest per-origin queues and one row per
+// fetcher (leases, workers, last sign of life).
+//
+// It connects a DEALER with a random routing id, sends one StatusRequest and
+// waits for the StatusReply (the frontier treats it as a one-shot control
+// peer). No reply within --timeout-ms is an error: exit 1. Single-threaded.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <zmq.hpp>
+
+#include "common/envelope_codec.h"
+#include "common/json_writer.h"
+#include "common/status.h"
+#include "common/zmq_io.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl {
+namespace {
+
+struct StatusToolOptions {
+  std::string frontier = "tcp://127.0.0.1:5570";
+  bool json = false;
+  // Long enough for a busy frontier's broker loop, short enough that a
+  // script polling a dead frontier does not hang.
+  int timeout_ms = 3000;
+};
+
+std::string RandomHex(int digits) {
+  std::random_device device;
+  std::mt19937_64 rng((static_cast<uint64_t>(device()) << 32) ^ device());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < digits; ++i) out += kHex[rng() & 15];
+  return out;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+Result<v1::StatusReply> RequestStatus(const StatusToolOptions& options) {
+  zmq::context_t context(1);
+  SocketSettings settings;
+  settings.linger_ms = 0;  // nothing worth delivering after we give up
+  settings.identity = "status-" + RandomHex(12);
+  auto socket = MakeSocket(context, zmq::socket_type::dealer, settings);
+  if (!socket.ok()) return socket.status();
+  if (Status s = Connect(*socket, options.frontier); !s.ok()) return s;
+
+  EnvelopeCodec codec("status-" + HostName() + "-" + std::to_string(getpid()));
+  v1::Envelope request;
+  request.mutable_status_request();
+  if (Status s = SendFrame(*socket, codec.Encode(request)); !s.ok()) return s;
+
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    zmq::pollitem_t item{static_cast<void*>(*socket), 0, ZMQ_POLLIN, 0};
+    try {
+      zmq::poll(&item, 1, left);
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) return UnavailableError("interrupted");
+      return InternalError(std::string("poll: ") + e.what());
+    }
+    if (!(item.revents & ZMQ_POLLIN)) continue;
+    InboundMessage message;
+    Status s = ReceiveMessage(*socket, /*from_router=*/false, &message);
+    if (s.code() == StatusCode::kNotFound) continue;
+    if (!s.ok()) return s;
+    auto envelope = EnvelopeCodec::Decode(message.payload);
+    if (!envelope.ok()) return envelope.status();
+    if (envelope->has_status_reply()) return std::move(*envelope->mutable_status_reply());
+    if (envelope->has_reject()) {
+      return PermissionDeniedError("the frontier refused: " + envelope->reject().reason());
+    }
+    // Anything else (a heartbeat, say) is not for us; keep waiting.
+  }
+  return DeadlineExceededError("no reply from the frontier at " + options.frontier + " within " +
+                               std::to_string(options.timeout_ms) + " ms (is it running?)");
+}
+
+std::string FormatRate(double rate) {
+  if (!std::isfinite(rate) || rate < 0) rate = 0;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f", rate);
+  return text;
+}
+
+// A plain text table: the first row is the header; the first column is
+// left-aligned, the others right-aligned.
+std::string Table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    out += "  ";
+    for (size_t c = 0; c < row.size(); ++c) {
+      const std::string pad(widths[c] - row[c].size(), ' ');
+      if (c > 0) out += "  ";
+      out += c == 0 ? row[c] + (c + 1 < row.size() ? pad : "") : pad + row[c];
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& r) {
+  std::string out;
+  out += "frontier " + options.frontier + ": " + (r.finished() ? "finished" : "running") +
+         ", up " + FormatRate(static_cast<double>(r.uptime_ms()) / 1000.0) + " s\n";
+  out += "urls: waiting=" + std::to_string(r.waiting()) + " leased=" + std::to_string(r.leased()) +
+         " done=" + std::to_string(r.done()) + " failed=" + std::to_string(r.failed()) +
+         " seen=" + std::to_string(r.seen()) + "\n";
+  out += "rate: " + FormatRate(r.pages_per_second()) + " pages/s\n";
+
+  if (r.top_hosts().empty()) {
+    out += "\nhosts: no queued URLs\n";
+  } else {
+    out += "\ntop hosts by queue length:\n";
+    std::vector<std::vector<std::string>> rows = {{"ORIGIN", "WAITING", "IN_FLIGHT"}};
+    for (const auto& host : r.top_hosts()) {
+      rows.push_back({host.host(), std::to_string(host.waiting()), std::to_string(host.in_flight())});
+    }
+    out += Table(rows);
+  }
+
+  if (r.fetchers().empty()) {
+    out += "\nfetchers: none connected\n";
+  } else {
+    out += "\nfetchers:\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"ID", "LEASED", "LIVE", "IDLE", "QUEUED", "IN_FLIGHT", "LAST_SEEN_MS"}};
+    for (const auto& f : r.fetchers()) {
+      rows.push_back({f.sender_id(), std::to_string(f.leased()),
+                      std::to_string(f.load().live_workers()), std::to_string(f.load().idle_workers()),
+                      std::to_string(f.load().queued()), std::to_string(f.load().in_flight()),
+                      std::to_string(f.last_seen_ms_ago())});
+    }
+    out += Table(rows);
+  }
+  return out;
+}
+
+std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& r) {
+  JsonWriter json;
+  json.BeginObject()
+      .Key("frontier").String(options.frontier)
+      .Key("finished").Bool(r.finished())
+      .Key("uptime_ms").Uint(r.uptime_ms())
+      .Key("counts").BeginObject()
+      .Key("waiting").Uint(r.waiting())
+      .Key("leased").Uint(r.leased())
+      .Key("done").Uint(r.done())
+      .Key("failed").Uint(r.failed())
+      .Key("seen").Uint(r.seen())
+      .EndObject()
+      .Key("pages_per_second").Raw(FormatRate(r.pages_per_second()))
+      .Key("top_hosts").BeginArray();
+  for (const auto& host : r.top_hosts()) {
+    json.BeginObject()
+        .Key("origin").String(host.host())
+        .Key("waiting").Uint(host.waiting())
+        .Key("in_flight").Uint(host.in_flight())
+        .EndObject();
+  }
+  json.EndArray().Key("fetchers").BeginArray();
+  for (const auto& f : r.fetchers()) {
+    json.BeginObject()
+        .Key("id").String(f.sender_id())
+        .Key("leased").Uint(f.leased())
+        .Key("live_workers").Uint(f.load().live_workers())
+        .Key("idle_workers").Uint(f.load().idle_workers())
+        .Key("queued").Uint(f.load().queued())
+        .Key("in_flight").Uint(f.load().in_flight())
+        .Key("last_seen_ms_ago").Uint(f.last_seen_ms_ago())
+        .EndObject();
+  }
+  json.EndArray().EndObject();
+  return json.Take() + "\n";
+}
+
+int Main(int argc, char** argv) {
+  StatusToolOptions options;
+  CLI::App app{"zcrawl status: ask a running frontier how the crawl is going"};
+  app.add_option("--frontier", options.frontier, "Frontier endpoint")->capture_default_str();
+  app.add_flag("--json", options.json, "Print one JSON object instead of tables");
+  app.add_option("--timeout-ms", options.timeout_ms, "Give up (exit 1) without a reply after this")
+      ->capture_default_str()->check(CLI::Range(1, 3600000));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  auto reply = RequestStatus(options);
+  if (!reply.ok()) {
+    std::cerr << "zcrawl-status: " << reply.status().message() << "\n";
+    return 1;
+  }
+  std::cout << (options.json ? FormatJson(options, *reply) : FormatText(options, *reply));
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace zcrawl
+
+int main(int argc, char** argv) {
+  try {
+    return zcrawl::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zcrawl-status: fatal: %s\n", e.what());
+    return 1;
+  }
+}
