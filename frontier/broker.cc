@@ -388,6 +388,8 @@ void Broker::SendStatus(Peer& peer) {
   status->set_pages_per_second(pages_per_second_);
   status->set_finished(finished_);
   status->set_uptime_ms(static_cast<uint64_t>(clock_.NowMs() - started_ms_));
+  status->set_max_pages(options_.max_pages);
+  status->set_hosts(scheduler_->origin_count());
   for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);
   const int64_t now = clock_.NowMs();
   for (const auto& [id, p] : peers_) {
@@ -436,6 +438,12 @@ void Broker::WriteSummary() const {
   json.Key("failure_reasons").BeginObject();
   for (const auto& [name, n] : scheduler_->failure_reasons()) json.Key(name).Uint(n);
   json.EndObject();
+  json.Key("top_hosts").BeginArray();
+  for (const auto& q : scheduler_->TopOrigins(5, /*by_done=*/true)) {
+    json.BeginObject().Key("host").String(q.host()).Key("done").Uint(q.done())
+        .Key("failed").Uint(q.failed()).EndObject();
+  }
+  json.EndArray();
   json.Key("resumed").Bool(store_ && store_->resumed());
   json.Key("already_finished").Bool(already_finished_);
   json.Key("links").BeginObject()

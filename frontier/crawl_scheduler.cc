@@ -211,6 +211,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
       completion.follow_links = !report.links().empty();  // error pages may link on
     } else {
       ++counts_.done;
+      ++slot.done;
       completion.final_state = UrlState::kDone;
       completion.follow_links = true;
     }
@@ -276,6 +277,7 @@ void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, in
 void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason,
                           Completion* completion) {
   ++counts_.failed;
+  ++slots_[record.origin].failed;
   ++failure_reasons_[reason];
   spdlog::debug("failed url={} reason={} attempts={}", record.url, reason, record.attempts);
   if (completion) {
@@ -360,12 +362,13 @@ uint64_t CrawlScheduler::leases_of(const std::string& fetcher) const {
   return n;
 }
 
-std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit) const {
+std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit, bool by_done) const {
   std::vector<const HostSlot*> order;
   for (const HostSlot& slot : slots_) order.push_back(&slot);
   const size_t n = std::min(limit, order.size());
   std::partial_sort(order.begin(), order.begin() + n, order.end(),
-                    [](const HostSlot* a, const HostSlot* b) {
+                    [by_done](const HostSlot* a, const HostSlot* b) {
+                      if (by_done) return a->done + a->failed > b->done + b->failed;
                       return a->waiting.size() + a->in_flight > b->waiting.size() + b->in_flight;
                     });
   std::vector<v1::HostQueue> out;
@@ -374,6 +377,8 @@ std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit) const {
     q.set_host(order[i]->origin);
     q.set_waiting(order[i]->waiting.size());
     q.set_in_flight(order[i]->in_flight);
+    q.set_done(order[i]->done);
+    q.set_failed(order[i]->failed);
   }
   return out;
 }

@@ -106,8 +106,9 @@ class CrawlScheduler {
   const std::map<std::string, uint64_t>& failure_reasons() const { return failure_reasons_; }
   // HTTP status classes of completed fetches ("2xx" -> n).
   const std::map<std::string, uint64_t>& status_classes() const { return status_classes_; }
-  // The `limit` origins with the most waiting URLs.
-  std::vector<v1::HostQueue> TopOrigins(size_t limit) const;
+  // The `limit` origins with the most URLs waiting or in flight (or, with
+  // `by_done`, the most completed).
+  std::vector<v1::HostQueue> TopOrigins(size_t limit, bool by_done = false) const;
   size_t origin_count() const { return slots_.size(); }
 
  private:

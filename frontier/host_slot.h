@@ -32,6 +32,8 @@ struct HostSlot {
   uint32_t robots_attempts = 0;
   std::optional<RobotsRules> robots;
   bool in_ready_heap = false;      // at most one heap entry per slot
+  uint64_t done = 0;               // for status and the summary
+  uint64_t failed = 0;
 };
 
 }  // namespace zcrawl::frontier

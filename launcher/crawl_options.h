@@ -22,7 +22,9 @@ struct CrawlOptions {
   uint32_t retries = 3;
   std::vector<std::string> allow_domains;
   std::string parser = "gumbo";
-  std::string log_level = "info";
+  // Components' log level; empty: warn on a terminal (the live progress
+  // line says the rest), info otherwise.
+  std::string log_level;
   // Ports on 127.0.0.1; 0 picks free ones.
   uint16_t frontier_port = 0;
   uint16_t writer_port = 0;

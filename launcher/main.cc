@@ -18,6 +18,7 @@
 #include "common/shutdown_signal.h"
 #include "launcher/child_process.h"
 #include "launcher/crawl_options.h"
+#include "launcher/progress_display.h"
 
 namespace zcrawl::launcher {
 namespace {
@@ -80,8 +81,8 @@ void AddFlags(CLI::App& app, CrawlOptions& o) {
   app.add_option("--retries", o.retries, "Retries of a retryable failure")->capture_default_str();
   app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains");
   app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str();
-  app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|off")
-      ->capture_default_str();
+  app.add_option("--log-level", o.log_level,
+                 "trace|debug|info|warn|error|off (default: warn on a terminal, else info)");
   app.add_option("--frontier-port", o.frontier_port, "Frontier port on 127.0.0.1 (0: any free)");
   app.add_option("--writer-port", o.writer_port, "Writer port on 127.0.0.1 (0: any free)");
   app.add_option("--max-restarts", o.max_restarts, "Restarts of a crashed process")
@@ -94,9 +95,11 @@ constexpr int64_t kPeerExitWaitMs = 2000;
 
 class Launcher {
  public:
-  explicit Launcher(const CrawlOptions& options) : options_(options) {}
+  explicit Launcher(CrawlOptions options) : options_(std::move(options)) {}
 
   int Run() {
+    const bool terminal = isatty(STDERR_FILENO);
+    if (options_.log_level.empty()) options_.log_level = terminal ? "warn" : "info";
     const std::string bin = BinaryDir();
     const uint16_t frontier_port = options_.frontier_port ? options_.frontier_port : FreeLoopbackPort();
     const uint16_t writer_port = options_.writer_port ? options_.writer_port : FreeLoopbackPort();
@@ -105,19 +108,19 @@ class Launcher {
     std::error_code ec;
     std::filesystem::create_directories(options_.out_dir, ec);
     if (ec) {
-      fprintf(stderr, "crawl: cannot create output folder %s: %s\n", options_.out_dir.c_str(),
+      Say("crawl: cannot create output folder %s: %s\n", options_.out_dir.c_str(),
               ec.message().c_str());
       return 2;
     }
     const std::string state_dir = options_.out_dir + "/.zcrawl";
     if (options_.fresh && std::filesystem::exists(state_dir)) {
       // Only a folder that holds our state marker is wiped.
-      fprintf(stderr, "crawl: --fresh: deleting the earlier crawl in %s\n", options_.out_dir.c_str());
+      Say("crawl: --fresh: deleting the earlier crawl in %s\n", options_.out_dir.c_str());
       for (const auto& entry : std::filesystem::directory_iterator(options_.out_dir, ec)) {
         std::filesystem::remove_all(entry.path(), ec);
       }
     } else if (std::filesystem::exists(state_dir + "/frontier.sqlite")) {
-      fprintf(stderr, "crawl: resuming the crawl saved in %s\n", options_.out_dir.c_str());
+      Say("crawl: resuming the crawl saved in %s\n", options_.out_dir.c_str());
     }
     summary_file_ = state_dir + "/summary.json";
     std::filesystem::create_directories(state_dir, ec);
@@ -154,7 +157,7 @@ class Launcher {
                                    "--log-level", options_.log_level}));
     }
     started_ms_ = clock_.NowMs();
-    fprintf(stderr, "crawl: starting frontier, writer and %u fetchers; output in %s\n",
+    Say("crawl: starting frontier, writer and %u fetchers; output in %s\n",
             options_.fetchers, options_.out_dir.c_str());
     // Start in dependency order and wait for each listener, so that no peer
     // talks to a port nobody listens on yet (a tiny crawl can otherwise
@@ -163,7 +166,7 @@ class Launcher {
     for (size_t i = 0; i < children_.size(); ++i) {
       ChildProcess& child = *children_[i];
       if (Status s = child.Start(); !s.ok()) {
-        fprintf(stderr, "crawl: cannot start %s: %s\n", child.name().c_str(), s.message().c_str());
+        Say("crawl: cannot start %s: %s\n", child.name().c_str(), s.message().c_str());
         StopAll(SIGTERM);
         return 1;
       }
@@ -176,10 +179,18 @@ class Launcher {
         return finished ? result : 1;
       }
     }
+    display_ = std::make_unique<ProgressDisplay>(context_, frontier_endpoint, writer_endpoint, terminal);
     return Supervise();
   }
 
  private:
+  // Prints a line for the user, clearing the live progress line first.
+  template <typename... Args>
+  void Say(const char* format, Args... args) {
+    if (display_) display_->Clear();
+    fprintf(stderr, format, args...);
+  }
+
   bool WaitUntilListening(ChildProcess& child, uint16_t port) {
     const int64_t deadline = clock_.NowMs() + 10000;
     while (clock_.NowMs() < deadline) {
@@ -187,13 +198,13 @@ class Launcher {
       int code = 0;
       if (child.Reap(&code)) {
         if (code != 0) {
-          fprintf(stderr, "crawl: %s exited with code %d during start-up\n", child.name().c_str(), code);
+          Say("crawl: %s exited with code %d during start-up\n", child.name().c_str(), code);
         }
         return false;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    fprintf(stderr, "crawl: %s did not listen on port %u within 10 s\n", child.name().c_str(), port);
+    Say("crawl: %s did not listen on port %u within 10 s\n", child.name().c_str(), port);
     return false;
   }
 
@@ -206,7 +217,7 @@ class Launcher {
       if (ShutdownSignal::Requested() && !stopping) {
         stopping = true;
         finish_deadline = now + options_.exit_grace_ms;
-        fprintf(stderr, "crawl: stopping (signal); waiting for processes to finish cleanly\n");
+        Say("crawl: stopping (signal); waiting for processes to finish cleanly\n");
         StopAll(SIGINT);  // a terminal already sent it; a `kill` did not
         result = 130;
       }
@@ -217,7 +228,7 @@ class Launcher {
         if (child->running()) any_running = true;
         if (!child->running() && child->restart_at_ms && now >= child->restart_at_ms) {
           child->restart_at_ms = 0;
-          fprintf(stderr, "crawl: restarting %s (restart %u)\n", child->name().c_str(), child->restarts);
+          Say("crawl: restarting %s (restart %u)\n", child->name().c_str(), child->restarts);
           if (!child->Start().ok()) result = 1;
           any_running = true;
         }
@@ -231,11 +242,12 @@ class Launcher {
         StopAll(SIGTERM);
       }
       if (finish_deadline && now > finish_deadline) {
-        fprintf(stderr, "crawl: processes did not exit in time; terminating them\n");
+        Say("crawl: processes did not exit in time; terminating them\n");
         StopAll(SIGKILL);
         finish_deadline = 0;
         if (result == 0) result = 1;
       }
+      if (display_ && !frontier_done_) display_->Tick();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (start_failed_ && result == 0) result = 1;
@@ -254,7 +266,7 @@ class Launcher {
     }
     if (!is_frontier && (code == 0 || stopping || frontier_done_)) {
       if (code != 0 && !stopping && result == 0) {
-        fprintf(stderr, "crawl: %s exited with code %d\n", child.name().c_str(), code);
+        Say("crawl: %s exited with code %d\n", child.name().c_str(), code);
         result = 1;
       }
       return;
@@ -262,7 +274,7 @@ class Launcher {
     // A process crashed mid-crawl: replace it, with backoff. The frontier
     // resumes from its saved state; fetchers and the writer reconnect.
     if (child.restarts >= options_.max_restarts) {
-      fprintf(stderr, "crawl: %s crashed %u times; giving up on it\n", child.name().c_str(),
+      Say("crawl: %s crashed %u times; giving up on it\n", child.name().c_str(),
               child.restarts);
       result = 1;
       if (is_frontier) {
@@ -275,7 +287,7 @@ class Launcher {
     const int64_t backoff = std::min<int64_t>(250LL << std::min<uint32_t>(child.restarts, 6), 10000);
     ++child.restarts;
     child.restart_at_ms = now + backoff;
-    fprintf(stderr, "crawl: %s exited with code %d; restarting in %lld ms\n", child.name().c_str(),
+    Say("crawl: %s exited with code %d; restarting in %lld ms\n", child.name().c_str(),
             code, static_cast<long long>(backoff));
   }
 
@@ -287,22 +299,26 @@ class Launcher {
   }
 
   void PrintSummary(int result) {
+    if (display_) display_->Clear();
     const double seconds = static_cast<double>(clock_.NowMs() - started_ms_) / 1000.0;
     std::ifstream in(summary_file_);
     std::string summary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     while (!summary.empty() && summary.back() == '\n') summary.pop_back();
-    fprintf(stderr, "crawl: %s after %.1f s; output in %s\n",
+    Say("crawl: %s after %.1f s; output in %s\n",
             result == 0 ? "finished" : (result == 130 ? "stopped" : "failed"), seconds,
             options_.out_dir.c_str());
+    if (display_ && !summary.empty()) display_->PrintSummary(summary, seconds, result == 0);
     if (summary.find("\"already_finished\":true") != std::string::npos) {
-      fprintf(stderr, "crawl: the crawl in %s had already finished; --fresh starts it over\n",
+      Say("crawl: the crawl in %s had already finished; --fresh starts it over\n",
               options_.out_dir.c_str());
     }
-    if (!summary.empty()) fprintf(stderr, "crawl: summary %s\n", summary.c_str());
+
   }
 
-  const CrawlOptions& options_;
+  CrawlOptions options_;
   RealClock clock_;
+  zmq::context_t context_{1};
+  std::unique_ptr<ProgressDisplay> display_;
   std::vector<std::unique_ptr<ChildProcess>> children_;
   std::string summary_file_;
   int64_t started_ms_ = 0;

@@ -28,6 +28,11 @@
 // the command dies are lost although acknowledged; Flush checks the command
 // is still running after writing to make that window small.
 //
+// Restarts: the sink cannot list what the command stored, so it keeps the
+// default Sink::ForEachStoredKey (NotFound). After a writer restart a page
+// that a fetcher resends reaches the command again; a consumer that must not
+// see a URL twice de-duplicates by "url" itself.
+//
 // Thread-safety: none; the writer's sink thread owns the sink (sink.h). The
 // sink never raises SIGPIPE in the calling process.
 #pragma once

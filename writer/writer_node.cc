@@ -131,6 +131,15 @@ void WriterNode::HandleFetcherMessage(const std::string& identity, const std::st
     }
     case v1::Envelope::kGoodbye:
       break;
+    case v1::Envelope::kStatusRequest: {
+      v1::Envelope reply;
+      auto* status = reply.mutable_status_reply();
+      status->set_pages_stored(counters_.pages_stored);
+      status->set_bytes_stored(counters_.bytes_stored);
+      status->set_duplicates(counters_.duplicates);
+      Send(identity, reply);
+      break;
+    }
     default:
       ++counters_.malformed_messages;
       spdlog::warn("unexpected message type={} from={}", PayloadName(*envelope),

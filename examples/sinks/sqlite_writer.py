@@ -26,7 +26,8 @@ Guarantees, as the protocol asks:
   * when a write or the COMMIT fails, every page of that transaction is
     acknowledged stored=false with the error, so its fetcher reports
     WRITER_FAILED and the frontier retries the URL;
-  * every Ready and Heartbeat from a fetcher is answered with a Heartbeat.
+  * every Ready and Heartbeat from a fetcher is answered with a Heartbeat,
+    and a StatusRequest (from a control tool) with its counters.
 
 With --frontier it says Ready(role=WRITER) to the frontier, heartbeats it,
 and exits 0 after the frontier's Shutdown (saying Goodbye first). Without it,
@@ -121,16 +122,14 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute(self.SCHEMA)
-        self.in_transaction = False
 
     def stored_urls(self):
         return {row[0] for row in self.db.execute("SELECT url FROM pages")}
 
     def insert(self, page):
         """Adds one page to the open transaction; False if its URL is there already."""
-        if not self.in_transaction:
+        if not self.db.in_transaction:
             self.db.execute("BEGIN")
-            self.in_transaction = True
         links = json.dumps([{"url": l.url, "nofollow": l.nofollow} for l in page.links],
                            ensure_ascii=False)
         cursor = self.db.execute(
@@ -141,17 +140,17 @@ class Store:
         return cursor.rowcount == 1
 
     def commit(self):
-        if self.in_transaction:
-            self.in_transaction = False
+        if self.db.in_transaction:
             self.db.execute("COMMIT")
 
     def rollback(self):
-        if self.in_transaction:
-            self.in_transaction = False
+        # SQLite's own view: a failed COMMIT may leave the transaction open,
+        # and some errors (disk full) end it by themselves.
+        if self.db.in_transaction:
             try:
                 self.db.execute("ROLLBACK")
             except sqlite3.Error:
-                pass  # SQLite may have rolled back already (e.g. disk full)
+                pass
 
     def close(self):
         self.rollback()
@@ -163,7 +162,9 @@ class Writer:
         self.args = args
         self.pb = pb
         self.store = store
-        self.sender_id = "writer-py-%s-%d" % (socket.gethostname(), os.getpid())
+        # Unique per run: fetchers resend unacknowledged pages when it changes.
+        self.sender_id = "writer-py-%s-%d-%s" % (socket.gethostname(), os.getpid(),
+                                                os.urandom(4).hex())
         self.sequence = 0
         self.ctx = zmq.Context()
         self.router = self._socket(zmq.ROUTER)
@@ -177,12 +178,14 @@ class Writer:
             self.frontier.connect(args.frontier)
         self.stored_keys = store.stored_urls()  # durable; fetchers use the URL as dedup_key
         self.batch_keys = set()                 # written in the open transaction
-        self.pending = []                       # (identity, page_id, key or None for a duplicate)
+        self.pending = []                       # (identity, page_id, key, duplicate, body bytes)
         self.shutdown_reason = None
         self.frontier_last_seen = time.monotonic()
         self.frontier_last_sent = 0.0
         self.frontier_silence_logged = False
-        self.counts = {"stored": 0, "duplicates": 0, "failed": 0, "malformed": 0, "commits": 0}
+        self.counts = {"stored": 0, "bytes": 0, "duplicates": 0, "failed": 0, "malformed": 0,
+                       "commits": 0}
+        self.started = time.monotonic()
 
     def _socket(self, kind):
         s = self.ctx.socket(kind)
@@ -264,6 +267,13 @@ class Writer:
             self.send_to_fetcher(identity, reply)
         elif kind == "goodbye":
             log.info("fetcher left id=%s reason=%s", envelope.sender_id, envelope.goodbye.reason)
+        elif kind == "status_request":  # from a control tool
+            reply = self.pb.Envelope()
+            reply.status_reply.pages_stored = self.counts["stored"]
+            reply.status_reply.bytes_stored = self.counts["bytes"]
+            reply.status_reply.duplicates = self.counts["duplicates"]
+            reply.status_reply.uptime_ms = int((time.monotonic() - self.started) * 1000)
+            self.send_to_fetcher(identity, reply)
         else:
             self.counts["malformed"] += 1
             log.warning("unexpected message type=%s from=%s", kind, envelope.sender_id)
@@ -277,28 +287,24 @@ class Writer:
             return
         if key in self.batch_keys:
             # Written by this transaction: durable when it commits.
-            self.counts["duplicates"] += 1
-            self.pending.append((identity, page.page_id, None))
+            self.pending.append((identity, page.page_id, key, True, 0))
             return
         try:
             inserted = self.store.insert(page)
         except sqlite3.Error as e:
             # The transaction may be gone: fail the whole batch.
             log.error("cannot write url=%s: %s", page.url, e)
-            self.pending.append((identity, page.page_id, key))
+            self.pending.append((identity, page.page_id, key, False, 0))
             self.fail_batch(str(e))
             return
-        if not inserted:  # same URL stored before under another dedup_key
-            self.counts["duplicates"] += 1
-            self.stored_keys.add(key)
-            self.ack(identity, page.page_id, True, True)
-            return
+        # Not inserted: the URL is in the table under another dedup_key,
+        # maybe in this very transaction, so the ack waits for the COMMIT.
         self.batch_keys.add(key)
-        self.pending.append((identity, page.page_id, key))
+        self.pending.append((identity, page.page_id, key, not inserted, len(page.body)))
 
     def fail_batch(self, error):
         self.store.rollback()
-        for identity, page_id, _ in self.pending:
+        for identity, page_id, _, _, _ in self.pending:
             self.counts["failed"] += 1
             self.ack(identity, page_id, False, False, error)
         self.pending = []
@@ -315,11 +321,11 @@ class Writer:
             self.fail_batch("commit failed: %s" % e)
             return
         self.counts["commits"] += 1
-        for identity, page_id, key in self.pending:
-            if key is not None:
-                self.stored_keys.add(key)
-                self.counts["stored"] += 1
-            self.ack(identity, page_id, True, key is None)
+        for identity, page_id, key, duplicate, body_bytes in self.pending:
+            self.stored_keys.add(key)
+            self.counts["duplicates" if duplicate else "stored"] += 1
+            self.counts["bytes"] += body_bytes
+            self.ack(identity, page_id, True, duplicate)
         self.pending = []
         self.batch_keys.clear()
 
