@@ -390,6 +390,7 @@ void Broker::SendStatus(Peer& peer) {
   status->set_uptime_ms(static_cast<uint64_t>(clock_.NowMs() - started_ms_));
   status->set_max_pages(options_.max_pages);
   status->set_hosts(scheduler_->origin_count());
+  status->set_malformed_messages(counters_.malformed_messages);
   for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);
   const int64_t now = clock_.NowMs();
   for (const auto& [id, p] : peers_) {
@@ -452,6 +453,7 @@ void Broker::WriteSummary() const {
       .Key("out_of_scope").Uint(counters_.links_out_of_scope)
       .Key("over_limit").Uint(counters_.links_over_limit)
       .EndObject();
+  json.Key("malformed_messages").Uint(counters_.malformed_messages);
   json.EndObject();
   std::ofstream out(options_.summary_file, std::ios::trunc);
   out << json.str() << "\n";

@@ -137,6 +137,7 @@ void WriterNode::HandleFetcherMessage(const std::string& identity, const std::st
       status->set_pages_stored(counters_.pages_stored);
       status->set_bytes_stored(counters_.bytes_stored);
       status->set_duplicates(counters_.duplicates);
+      status->set_malformed_messages(counters_.malformed_messages);
       Send(identity, reply);
       break;
     }
