@@ -232,13 +232,14 @@ void Broker::HandleMessage(const std::string& identity, const std::string& paylo
       break;
   }
 
-  if (is_new || peer.role == v1::PEER_ROLE_UNSPECIFIED) {
-    // Typically a fetcher that was connected to a previous frontier run: it
-    // must say READY so both sides agree on its credit.
-    peer.role = envelope.has_page_ack() ? v1::PEER_ROLE_WRITER : v1::PEER_ROLE_FETCHER;
+  if (peer.role == v1::PEER_ROLE_UNSPECIFIED) {
+    // Typically a peer of a previous frontier run: it must say READY (and
+    // so its role) first. Until then it gets no work; a report it sends is
+    // still applied, since lease ids are checked anyway.
     v1::Envelope reject;
     reject.mutable_reject()->set_reason("unknown peer: send ready first");
     Send(peer, reject);
+    if (!envelope.has_fetch_report() && !envelope.has_goodbye()) return;
   }
 
   switch (envelope.payload_case()) {

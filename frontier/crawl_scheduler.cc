@@ -181,7 +181,12 @@ void CrawlScheduler::RestoreFinished(uint64_t done, uint64_t failed) {
 Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchReport& report) {
   Completion completion;
   auto it = leases_.find(report.lease_id());
-  if (it == leases_.end() || it->second.record.url != report.url()) return completion;
+  // The lease must match in id, URL and holder: a report from anyone else
+  // (stale, or a confused peer) changes nothing.
+  if (it == leases_.end() || it->second.record.url != report.url() ||
+      it->second.fetcher != fetcher) {
+    return completion;
+  }
   ActiveLease lease = std::move(it->second);
   leases_.erase(it);
   counts_.leased = leases_.size();

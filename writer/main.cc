@@ -14,7 +14,7 @@ void AddFlags(CLI::App& app, WriterOptions& o) {
   app.add_option("--bind", o.bind, "Endpoint to bind for fetchers")->capture_default_str();
   app.add_option("--frontier", o.frontier, "Frontier endpoint, to learn when the crawl ends");
   app.add_option("--out", o.sink.out_dir, "Output folder")->capture_default_str();
-  app.add_option("--format", o.format, "Sinks, comma-separated: files, jsonl, warc")
+  app.add_option("--format", o.format, "Sinks, comma-separated: files, jsonl, warc; or exec:CMD (one JSON line per page to CMD's stdin)")
       ->capture_default_str();
   app.add_option("--max-batch-pages", o.max_batch_pages, "Pages per group commit")
       ->capture_default_str()->check(CLI::Range(1u, 100000u));
