@@ -33,6 +33,15 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+bool IsHttpUrl(std::string_view url) {
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (url.size() >= scheme.size() && EqualsIgnoreCase(url.substr(0, scheme.size()), scheme)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Longer Retry-After values are absurd: cap them at an hour.
 constexpr uint32_t kMaxRetryAfterS = 3600;
 
@@ -226,7 +235,11 @@ class CurlHttpClient final : public HttpClient {
       response.status = v1::FETCH_STATUS_TIMEOUT;
     } else if (code == CURLE_TOO_MANY_REDIRECTS) {
       response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
-    } else if (code == CURLE_URL_MALFORMAT || code == CURLE_UNSUPPORTED_PROTOCOL) {
+    } else if (code == CURLE_URL_MALFORMAT ||
+               (code == CURLE_UNSUPPORTED_PROTOCOL && !IsHttpUrl(url))) {
+      // An http(s) URL gets CURLE_UNSUPPORTED_PROTOCOL when the server's
+      // answer is not HTTP at all ("Received HTTP/0.9"): a bad response,
+      // like CURLE_WEIRD_SERVER_REPLY, not a bad URL.
       response.status = v1::FETCH_STATUS_INVALID_URL;
     } else {
       response.status = v1::FETCH_STATUS_NETWORK_ERROR;

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/cli_config.h"
 #include "common/shutdown_signal.h"
 #include "fetcher/fetcher_node.h"
 #include "fetcher/fetcher_options.h"
@@ -54,11 +55,14 @@ int Main(int argc, char** argv) {
   FetcherOptions options;
   CLI::App app{"zcrawl fetcher: fetches leased URLs, parses HTML, stores pages via the writer"};
   AddFlags(app, options);
+  bool print_config = false;
+  AddConfigFlags(app, &print_config);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return ExitWithParseError(app, e, "fetcher");
   }
+  if (MaybePrintConfig(app, print_config)) return 0;
   if (Status s = SetupLogging("fetcher", options.logging); !s.ok()) {
     fprintf(stderr, "fetcher: %s\n", s.message().c_str());
     return 2;

@@ -95,26 +95,35 @@ AdmissionLimits::AdmissionLimits(AdmissionLimitsOptions options) : options_(opti
 
 AdmissionLimits::~AdmissionLimits() = default;
 
+uint64_t* AdmissionLimits::OriginCounter(std::string_view origin) {
+  if (options_.max_pages_per_host == 0) return nullptr;
+  return &per_origin_[UrlFingerprint(origin)];  // 0 for a new origin
+}
+
+uint64_t AdmissionLimits::PathHash(std::string_view url) const {
+  const size_t query = url.find('?');
+  if (!per_path_ || query == std::string_view::npos) return 0;
+  return UrlFingerprint(url.substr(0, query));  // never 0
+}
+
 std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view origin) {
   if (options_.max_pages > 0 && admitted_ >= options_.max_pages) return "max_pages";
-
-  uint64_t* origin_count = nullptr;
-  if (options_.max_pages_per_host > 0) {
-    origin_count = &per_origin_[UrlFingerprint(origin)];  // 0 for a new origin
-    if (*origin_count >= options_.max_pages_per_host) return "max_pages_per_host";
+  uint64_t* origin_count = OriginCounter(origin);
+  if (origin_count && *origin_count >= options_.max_pages_per_host) return "max_pages_per_host";
+  const uint64_t path_hash = PathHash(url);
+  if (path_hash != 0 && per_path_->Count(path_hash) >= options_.max_query_variants) {
+    return "query_variants";
   }
-
-  uint64_t path_hash = 0;
-  const size_t query = url.find('?');
-  if (per_path_ && query != std::string_view::npos) {
-    path_hash = UrlFingerprint(url.substr(0, query));
-    if (per_path_->Count(path_hash) >= options_.max_query_variants) return "query_variants";
-  }
-
   ++admitted_;
   if (origin_count) ++*origin_count;
   if (path_hash != 0) per_path_->Increment(path_hash);
   return {};
+}
+
+void AdmissionLimits::Restore(std::string_view url, std::string_view origin) {
+  ++admitted_;
+  if (uint64_t* origin_count = OriginCounter(origin)) ++*origin_count;
+  if (const uint64_t path_hash = PathHash(url); path_hash != 0) per_path_->Increment(path_hash);
 }
 
 uint64_t AdmissionLimits::tracked_paths() const { return per_path_ ? per_path_->size() : 0; }

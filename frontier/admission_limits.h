@@ -51,6 +51,9 @@ class AdmissionLimits {
   // cap, or the first cap it would exceed ("max_pages",
   // "max_pages_per_host", "query_variants") and counts nothing.
   std::string_view Admit(std::string_view url, std::string_view origin);
+  // Counts a URL admitted by an earlier run (loaded from saved state)
+  // against every cap without checking them.
+  void Restore(std::string_view url, std::string_view origin);
 
   uint64_t admitted() const { return admitted_; }
   uint64_t tracked_origins() const { return per_origin_.size(); }
@@ -60,6 +63,10 @@ class AdmissionLimits {
 
  private:
   class PathCounters;  // 48-bit tag + 16-bit count slots (admission_limits.cc)
+
+  // The counters `url` and `origin` use (null / 0 where no cap applies).
+  uint64_t* OriginCounter(std::string_view origin);
+  uint64_t PathHash(std::string_view url) const;
 
   AdmissionLimitsOptions options_;
   uint64_t admitted_ = 0;

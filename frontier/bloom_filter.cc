@@ -1,7 +1,5 @@
 #include "frontier/bloom_filter.h"
 
-#include <bit>
-
 namespace zcrawl::frontier {
 namespace {
 
@@ -15,18 +13,23 @@ uint64_t Mix(uint64_t x) {
   return x;
 }
 
+// Most blocks: the block index comes from 32 fingerprint bits (2^32 blocks
+// of 512 bits cover 200 billion entries at 10 bits each).
+constexpr uint64_t kMaxBlocks = uint64_t{1} << 32;
+
 }  // namespace
 
 BloomFilter::BloomFilter(uint64_t expected_entries) {
-  // 10 bits per entry, 512 bits per block, rounded up to a power of two.
-  const uint64_t wanted_blocks = (expected_entries * 10 + 511) / 512;
-  const uint64_t blocks = std::bit_ceil(wanted_blocks < 1 ? 1 : wanted_blocks);
+  // 10 bits per entry, 512 bits per block.
+  uint64_t blocks = (expected_entries * 10 + 511) / 512;
+  if (blocks < 1) blocks = 1;
+  if (blocks > kMaxBlocks) blocks = kMaxBlocks;
   blocks_.assign(blocks, Block{});
-  block_mask_ = blocks - 1;
 }
 
 const BloomFilter::Block& BloomFilter::BlockFor(uint64_t fingerprint) const {
-  return blocks_[fingerprint & block_mask_];
+  // Fast range: the low 32 bits scaled onto [0, blocks).
+  return blocks_[((fingerprint & 0xffffffffULL) * blocks_.size()) >> 32];
 }
 
 void BloomFilter::Add(uint64_t fingerprint) {

@@ -4,11 +4,13 @@
 // the big table; "maybe seen" is always confirmed by the exact set, so a
 // false positive never skips a URL.
 //
-// Sizing: m = 10 bits per expected entry and k = 7 probes give a false
-// positive rate of about 0.8% at the expected count; the probes are taken
-// from one 64-byte block (a "blocked" Bloom filter) so a lookup is one cache
-// miss. Past the expected count the rate rises gracefully (it only costs
-// exact-set lookups). Not internally synchronised: VisitedSet guards it.
+// Sizing: m = 10 bits per expected entry (1.25 bytes; the block count is
+// not rounded up to a power of two, a block is picked by fast range on the
+// low 32 bits) and k = 7 probes give a false positive rate of about 1% at
+// the expected count; the probes are taken from one 64-byte block (a
+// "blocked" Bloom filter) so a lookup is one cache miss. Past the expected
+// count the rate rises gracefully (it only costs exact-set lookups). Not
+// internally synchronised: VisitedSet guards it.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +35,6 @@ class BloomFilter {
   const Block& BlockFor(uint64_t fingerprint) const;
 
   std::vector<Block> blocks_;
-  uint64_t block_mask_;
 };
 
 }  // namespace zcrawl::frontier

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/cli_config.h"
 #include "common/shutdown_signal.h"
 #include "frontier/broker.h"
 #include "frontier/frontier_options.h"
@@ -73,11 +74,14 @@ int Main(int argc, char** argv) {
   FrontierOptions options;
   CLI::App app{"zcrawl frontier: owns the URL queue, the visited set and politeness"};
   AddFlags(app, options);
+  bool print_config = false;
+  AddConfigFlags(app, &print_config);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return ExitWithParseError(app, e, "frontier");
   }
+  if (MaybePrintConfig(app, print_config)) return 0;
   if (Status s = SetupLogging("frontier", options.logging); !s.ok()) {
     fprintf(stderr, "frontier: %s\n", s.message().c_str());
     return 2;

@@ -25,6 +25,7 @@ struct CrawlOptions {
   // Components' log level; empty: warn on a terminal (the live progress
   // line says the rest), info otherwise.
   std::string log_level;
+  bool log_json = false;
   // Ports on 127.0.0.1; 0 picks free ones.
   uint16_t frontier_port = 0;
   uint16_t writer_port = 0;

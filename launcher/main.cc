@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/clock.h"
+#include "common/cli_config.h"
 #include "common/shutdown_signal.h"
 #include "launcher/child_process.h"
 #include "launcher/crawl_options.h"
@@ -61,7 +62,7 @@ std::string BinaryDir() {
 }
 
 void AddFlags(CLI::App& app, CrawlOptions& o) {
-  app.add_option("seeds", o.seeds, "Seed URLs; their hosts are the crawl's scope")->required();
+  app.add_option("seeds", o.seeds, "Seed URLs; their hosts are the crawl's scope");
   app.add_option("--out", o.out_dir, "Output folder")->capture_default_str();
   app.add_option("--format", o.format, "Sinks, comma-separated: files, jsonl, warc")
       ->capture_default_str();
@@ -83,6 +84,7 @@ void AddFlags(CLI::App& app, CrawlOptions& o) {
   app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str();
   app.add_option("--log-level", o.log_level,
                  "trace|debug|info|warn|error|off (default: warn on a terminal, else info)");
+  app.add_flag("--log-json", o.log_json, "Components log one JSON object per line");
   app.add_option("--frontier-port", o.frontier_port, "Frontier port on 127.0.0.1 (0: any free)");
   app.add_option("--writer-port", o.writer_port, "Writer port on 127.0.0.1 (0: any free)");
   app.add_option("--max-restarts", o.max_restarts, "Restarts of a crashed process")
@@ -137,24 +139,27 @@ class Launcher {
         "--state", state_dir,
         "--summary-file", summary_file_};
     if (!options_.obey_robots) frontier_args.push_back("--no-robots");
+    if (options_.log_json) frontier_args.push_back("--log-json");
     for (const auto& d : options_.allow_domains) {
       frontier_args.push_back("--allow-domain");
       frontier_args.push_back(d);
     }
     for (const auto& seed : options_.seeds) frontier_args.push_back(seed);
     children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
-    children_.push_back(std::make_unique<ChildProcess>(
-        "writer", std::vector<std::string>{bin + "/zcrawl-writer", "--bind", writer_endpoint,
-                                           "--frontier", frontier_endpoint, "--out",
-                                           options_.out_dir, "--format", options_.format,
-                                           "--log-level", options_.log_level}));
+    std::vector<std::string> writer_args = {bin + "/zcrawl-writer", "--bind", writer_endpoint,
+                                            "--frontier", frontier_endpoint, "--out",
+                                            options_.out_dir, "--format", options_.format,
+                                            "--log-level", options_.log_level};
+    if (options_.log_json) writer_args.push_back("--log-json");
+    children_.push_back(std::make_unique<ChildProcess>("writer", writer_args));
     for (uint32_t i = 0; i < options_.fetchers; ++i) {
-      children_.push_back(std::make_unique<ChildProcess>(
-          "fetcher-" + std::to_string(i + 1),
-          std::vector<std::string>{bin + "/zcrawl-fetcher", "--frontier", frontier_endpoint,
-                                   "--writer", writer_endpoint, "--threads",
-                                   std::to_string(options_.threads), "--parser", options_.parser,
-                                   "--log-level", options_.log_level}));
+      std::vector<std::string> fetcher_args = {
+          bin + "/zcrawl-fetcher", "--frontier", frontier_endpoint, "--writer", writer_endpoint,
+          "--threads", std::to_string(options_.threads), "--parser", options_.parser,
+          "--log-level", options_.log_level};
+      if (options_.log_json) fetcher_args.push_back("--log-json");
+      children_.push_back(
+          std::make_unique<ChildProcess>("fetcher-" + std::to_string(i + 1), fetcher_args));
     }
     started_ms_ = clock_.NowMs();
     Say("crawl: starting frontier, writer and %u fetchers; output in %s\n",
@@ -332,10 +337,17 @@ int Main(int argc, char** argv) {
   CrawlOptions options;
   CLI::App app{"zcrawl: crawl SEED... with a frontier, a writer and fetchers on this machine"};
   AddFlags(app, options);
+  bool print_config = false;
+  AddConfigFlags(app, &print_config);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return ExitWithParseError(app, e, "crawl");
+  }
+  if (MaybePrintConfig(app, print_config)) return 0;
+  if (options.seeds.empty()) {
+    fprintf(stderr, "crawl: give at least one seed URL (see --help)\n");
+    return 2;
   }
   ShutdownSignal::Install();
   Launcher launcher(options);

@@ -1,7 +1,8 @@
 // zcrawl-status: `./run status [--frontier ENDPOINT] [--json]` asks a running
 // frontier how the crawl is going and prints its StatusReply: URL counts per
 // state, the fetch rate, the longest per-origin queues and one row per
-// fetcher (leases, workers, last sign of life).
+// fetcher (leases, workers, last sign of life). Pointed at a writer, which
+// answers StatusRequest too, it shows what was stored.
 //
 // It connects a DEALER with a random routing id, sends one StatusRequest and
 // waits for the StatusReply (the frontier treats it as a one-shot control
@@ -128,16 +129,27 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
          ", up " + FormatRate(static_cast<double>(r.uptime_ms()) / 1000.0) + " s\n";
   out += "urls: waiting=" + std::to_string(r.waiting()) + " leased=" + std::to_string(r.leased()) +
          " done=" + std::to_string(r.done()) + " failed=" + std::to_string(r.failed()) +
-         " seen=" + std::to_string(r.seen()) + "\n";
+         " seen=" + std::to_string(r.seen());
+  if (r.max_pages() > 0) out += " max_pages=" + std::to_string(r.max_pages());
+  out += "\n";
   out += "rate: " + FormatRate(r.pages_per_second()) + " pages/s\n";
+  out += "hosts: " + std::to_string(r.hosts()) + " known\n";
+  if (r.pages_stored() > 0 || r.bytes_stored() > 0 || r.duplicates() > 0) {
+    out += "stored: pages=" + std::to_string(r.pages_stored()) + " bytes=" +
+           std::to_string(r.bytes_stored()) + " duplicates=" + std::to_string(r.duplicates()) + "\n";
+  }
+  if (r.malformed_messages() > 0) {
+    out += "malformed messages dropped: " + std::to_string(r.malformed_messages()) + "\n";
+  }
 
   if (r.top_hosts().empty()) {
-    out += "\nhosts: no queued URLs\n";
+    out += "\ntop hosts: no queued URLs\n";
   } else {
     out += "\ntop hosts by queue length:\n";
-    std::vector<std::vector<std::string>> rows = {{"ORIGIN", "WAITING", "IN_FLIGHT"}};
+    std::vector<std::vector<std::string>> rows = {{"ORIGIN", "WAITING", "IN_FLIGHT", "DONE", "FAILED"}};
     for (const auto& host : r.top_hosts()) {
-      rows.push_back({host.host(), std::to_string(host.waiting()), std::to_string(host.in_flight())});
+      rows.push_back({host.host(), std::to_string(host.waiting()), std::to_string(host.in_flight()),
+                      std::to_string(host.done()), std::to_string(host.failed())});
     }
     out += Table(rows);
   }
@@ -172,13 +184,21 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
       .Key("failed").Uint(r.failed())
       .Key("seen").Uint(r.seen())
       .EndObject()
+      .Key("max_pages").Uint(r.max_pages())
       .Key("pages_per_second").Raw(FormatRate(r.pages_per_second()))
+      .Key("hosts").Uint(r.hosts())
+      .Key("pages_stored").Uint(r.pages_stored())
+      .Key("bytes_stored").Uint(r.bytes_stored())
+      .Key("duplicates").Uint(r.duplicates())
+      .Key("malformed_messages").Uint(r.malformed_messages())
       .Key("top_hosts").BeginArray();
   for (const auto& host : r.top_hosts()) {
     json.BeginObject()
         .Key("origin").String(host.host())
         .Key("waiting").Uint(host.waiting())
         .Key("in_flight").Uint(host.in_flight())
+        .Key("done").Uint(host.done())
+        .Key("failed").Uint(host.failed())
         .EndObject();
   }
   json.EndArray().Key("fetchers").BeginArray();

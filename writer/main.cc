@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/cli_config.h"
 #include "common/shutdown_signal.h"
 #include "writer/sink_registry.h"
 #include "writer/writer_node.h"
@@ -33,11 +34,14 @@ int Main(int argc, char** argv) {
   WriterOptions options;
   CLI::App app{"zcrawl writer: stores pages from all fetchers, acknowledges them once durable"};
   AddFlags(app, options);
+  bool print_config = false;
+  AddConfigFlags(app, &print_config);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return ExitWithParseError(app, e, "writer");
   }
+  if (MaybePrintConfig(app, print_config)) return 0;
   if (Status s = SetupLogging("writer", options.logging); !s.ok()) {
     fprintf(stderr, "writer: %s\n", s.message().c_str());
     return 2;

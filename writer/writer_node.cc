@@ -152,6 +152,8 @@ void WriterNode::HandleFrontierMessage(const std::string& payload) {
   auto envelope = EnvelopeCodec::Decode(payload);
   if (!envelope.ok()) {
     ++counters_.malformed_messages;
+    spdlog::warn("dropped malformed message from the frontier bytes={} error={}", payload.size(),
+                 envelope.status().message());
     return;
   }
   frontier_last_seen_ms_ = clock_.NowMs();
@@ -226,6 +228,7 @@ Status WriterNode::Run() {
       if (s.code() == StatusCode::kNotFound) break;
       if (!s.ok()) {
         ++counters_.malformed_messages;
+        spdlog::warn("dropped message error={}", s.message());
         continue;
       }
       HandleFetcherMessage(message.identity, message.payload);

@@ -106,6 +106,7 @@ TEST_F(StatusToolTest, TextReportShowsTheWaitingSeedAndItsHost) {
       << run.output;
   EXPECT_NE(run.output.find("rate: 0.0 pages/s"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find(server_->origin()), std::string::npos) << "host row missing:\n" << run.output;
+  EXPECT_NE(run.output.find("hosts: 1 known"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("fetchers: none connected"), std::string::npos) << run.output;
 }
 
@@ -123,6 +124,9 @@ TEST_F(StatusToolTest, JsonReportCarriesTheSameNumbers) {
   ASSERT_EQ(json["top_hosts"].size(), 1u);
   EXPECT_EQ(json["top_hosts"][0]["origin"], server_->origin());
   EXPECT_EQ(json["top_hosts"][0]["waiting"], 1);
+  EXPECT_EQ(json["top_hosts"][0]["done"], 0);
+  EXPECT_EQ(json["hosts"], 1);
+  EXPECT_EQ(json["max_pages"], 0);
   EXPECT_TRUE(json["fetchers"].empty());
 }
 

@@ -23,6 +23,7 @@ std::map<std::string, std::vector<IndexEntry>> ReadIndex(const std::string& out_
     entry.status = json.value("status", 0);
     entry.file = json.value("file", "");
     entry.content_type = json.value("content_type", "");
+    entry.bytes = json.value("bytes", uint64_t{0});
     out[entry.url].push_back(entry);
   }
   return out;

@@ -2,6 +2,7 @@
 // parsed into url -> entries (a URL stored twice shows up twice).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@ struct IndexEntry {
   int status = 0;
   std::string file;
   std::string content_type;
+  uint64_t bytes = 0;
 };
 
 // url -> every index line naming it. Fails the test (ADD_FAILURE) on a

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -170,6 +171,12 @@ void TestHttpServer::ServeConnection(int fd) {
 void TestHttpServer::Respond(int fd, const TestRequest& request, bool* keep_alive) {
   TestResponse response = handler_(request);
   if (response.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(response.delay_ms));
+  if (!response.raw.empty()) {
+    SendAll(fd, response.raw.data(), response.raw.size());
+    *keep_alive = false;
+    return;
+  }
+  const std::string& body = response.shared_body ? *response.shared_body : response.body;
   std::string head = "HTTP/1.1 " + std::to_string(response.status) + " " + Reason(response.status) + "\r\n";
   bool has_type = false;
   for (const auto& [name, value] : response.headers) {
@@ -177,27 +184,55 @@ void TestHttpServer::Respond(int fd, const TestRequest& request, bool* keep_aliv
     if (strcasecmp(name.c_str(), "content-type") == 0) has_type = true;
   }
   if (!has_type) head += "Content-Type: text/html; charset=utf-8\r\n";
-  const size_t announced = response.body.size() + (response.content_length_lies ? 1000 : 0);
+  if (response.endless_chunk_bytes > 0) {
+    head += "Transfer-Encoding: chunked\r\n\r\n";
+    if (!SendAll(fd, head.data(), head.size())) {
+      *keep_alive = false;
+      return;
+    }
+    std::string data;
+    while (data.size() < static_cast<size_t>(response.endless_chunk_bytes)) {
+      data += body.empty() ? std::string("x") : body;
+    }
+    data.resize(static_cast<size_t>(response.endless_chunk_bytes));
+    char size_line[32];
+    snprintf(size_line, sizeof size_line, "%zx\r\n", data.size());
+    const std::string chunk = size_line + data + "\r\n";
+    while (!stopping_ && SendAll(fd, chunk.data(), chunk.size())) {
+      if (response.endless_chunk_interval_ms > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(response.endless_chunk_interval_ms));
+      }
+    }
+    *keep_alive = false;
+    return;
+  }
+  size_t announced = body.size() + (response.content_length_lies ? 1000 : 0);
+  if (response.content_length_short) announced = body.size() / 2;
   head += "Content-Length: " + std::to_string(announced) + "\r\n\r\n";
   if (!SendAll(fd, head.data(), head.size())) {
     *keep_alive = false;
     return;
   }
-  if (response.close_mid_body) {
-    SendAll(fd, response.body.data(), response.body.size() / 2);
+  if (response.close_mid_body || response.reset_mid_body) {
+    SendAll(fd, body.data(), body.size() / 2);
+    if (response.reset_mid_body) {
+      // Linger 0: close() (in ServeConnection) sends RST, not FIN.
+      linger abort_close{1, 0};
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_close, sizeof abort_close);
+    }
     *keep_alive = false;
     return;
   }
   if (response.drip_bytes_per_second > 0) {
-    for (char c : response.body) {
+    for (char c : body) {
       if (stopping_ || !SendAll(fd, &c, 1)) break;
       std::this_thread::sleep_for(std::chrono::microseconds(1'000'000 / response.drip_bytes_per_second));
     }
     *keep_alive = false;
     return;
   }
-  if (!SendAll(fd, response.body.data(), response.body.size())) *keep_alive = false;
-  if (response.content_length_lies) *keep_alive = false;
+  if (!SendAll(fd, body.data(), body.size())) *keep_alive = false;
+  if (response.content_length_lies || response.content_length_short) *keep_alive = false;
 }
 
 uint64_t TestHttpServer::requests_for(const std::string& target) const {

@@ -1,6 +1,7 @@
 // TestHttpServer: a small real HTTP/1.1 server on a loopback address for
 // tests: keep-alive, a handler per request, and misbehaviours on demand
-// (slow drip, close mid-body, delays). It counts requests per path and the
+// (slow drip, close or reset mid-body, lying Content-Length, endless
+// chunked streams, raw non-HTTP answers, delays). It counts requests per path and the
 // peak number of requests in progress at once, so tests can check scope and
 // politeness from the server's side.
 //
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -34,6 +36,19 @@ struct TestResponse {
   int drip_bytes_per_second = 0; // >0: send the body this slowly
   bool close_mid_body = false;   // send half the body, then close
   bool content_length_lies = false;  // announce more bytes than sent
+  bool content_length_short = false; // announce half the body, send all of it
+  bool reset_mid_body = false;       // send half the body, then abort with a TCP RST
+  // Sent instead of `body` when set: a large body generated once and
+  // shared by every response, not copied per request.
+  std::shared_ptr<const std::string> shared_body;
+  // >0: Transfer-Encoding: chunked, chunks of this many bytes (of `body`
+  // repeated, or 'x'), never ending: until the client gives up or the
+  // server stops. endless_chunk_interval_ms paces them.
+  int endless_chunk_bytes = 0;
+  int endless_chunk_interval_ms = 0;
+  // Non-empty: these bytes are the whole answer (no status line or headers
+  // added), then the connection closes. For responses that are not HTTP.
+  std::string raw;
 };
 
 using TestHandler = std::function<TestResponse(const TestRequest&)>;

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Turns a run_bench.sh working folder into the results report (Markdown).
+
+    bench_report.py WORK_DIR
+
+Reads WORK_DIR/machine.txt, runs.tsv (one line per crawl), ceiling.tsv (wrk),
+micro.txt (Google Benchmark output) and profile-*.txt when present. Every
+figure per crawler is the median over its rounds (each metric on its own);
+ratios are taken between those medians.
+"""
+import os
+import re
+import statistics
+import sys
+
+
+def read_kv(path):
+  out = {}
+  if os.path.exists(path):
+    for line in open(path):
+      if "=" in line:
+        k, v = line.rstrip("\n").split("=", 1)
+        out[k] = v
+  return out
+
+
+def read_runs(path):
+  runs = []
+  if not os.path.exists(path):
+    return runs
+  for line in open(path):
+    f = line.rstrip("\n").split("\t")
+    if len(f) < 10:
+      continue
+    detail = {}
+    for item in (f[10].split(",") if len(f) > 10 and f[10] else []):
+      if ":" in item:
+        k, v = item.split(":", 1)
+        detail[k] = v
+    runs.append({
+        "scenario": f[0], "label": f[1], "round": int(f[2]), "expected": int(f[3]),
+        "stored": int(f[4]), "wall": float(f[5]), "cpu_ms": float(f[6]),
+        "rss_kb": float(f[7]), "load": float(f[8]), "exit": int(f[9]), "detail": detail})
+  return runs
+
+
+def in_flight(flags):
+  """Requests zcrawl can have in flight with these flags, on `hosts` hosts."""
+  def flag(name, default):
+    m = re.search(r"--%s[ =](\d+)" % name, flags)
+    return int(m.group(1)) if m else default
+  return flag("fetchers", 2) * flag("threads", 16), flag("per-host", 2)
+
+
+def summarize(runs):
+  s = {
+      "n": len(runs),
+      "stored": min(r["stored"] for r in runs),
+      "expected": runs[0]["expected"],
+      "all_ok": all(r["stored"] == r["expected"] and r["exit"] == 0 for r in runs),
+      "wall": statistics.median(r["wall"] for r in runs),
+      "pps": statistics.median(r["stored"] / r["wall"] for r in runs),
+      "pps_min": min(r["stored"] / r["wall"] for r in runs),
+      "pps_max": max(r["stored"] / r["wall"] for r in runs),
+      "cpu_per_page": statistics.median(r["cpu_ms"] / max(r["stored"], 1) for r in runs),
+      "cpu_s": statistics.median(r["cpu_ms"] / 1000 for r in runs),
+      "rss_mb": statistics.median(r["rss_kb"] / 1024 for r in runs),
+      "load": (min(r["load"] for r in runs), max(r["load"] for r in runs)),
+      "exits": sorted(set(r["exit"] for r in runs)),
+  }
+  return s
+
+
+def stored_cell(s):
+  mark = "" if s["all_ok"] else " **(incomplete or failed: exits %s)**" % s["exits"]
+  return "%d / %d%s" % (s["stored"], s["expected"], mark)
+
+
+def process_split(runs):
+  """Median own CPU ms and peak RSS kB per zcrawl process kind."""
+  kinds = {}
+  for r in runs:
+    for k, v in r["detail"].items():
+      m = re.match(r"(\d+)ms/(\d+)kB", v)
+      if m:
+        kinds.setdefault(k, []).append((int(m.group(1)), int(m.group(2)), r["stored"]))
+  return {k: (statistics.median(c for c, _, _ in v), statistics.median(m for _, m, _ in v),
+              statistics.median(c / max(n, 1) for c, _, n in v)) for k, v in kinds.items()}
+
+
+def main():
+  work = sys.argv[1]
+  machine = read_kv(os.path.join(work, "machine.txt"))
+  runs = read_runs(os.path.join(work, "runs.tsv"))
+  out = []
+  p = out.append
+  p("# zcrawl vs GNU wget vs wget2: results of bench/run_bench.sh")
+  p("")
+  p("- date: %s; machine: %s cores (%s), %s MB RAM, kernel %s" % (
+      machine.get("date"), machine.get("cores"), machine.get("cpu"), machine.get("mem_mb"),
+      machine.get("kernel")))
+  p("- nginx %s, wget %s, wget2 %s; load average at start: %s" % (
+      machine.get("nginx"), machine.get("wget"), machine.get("wget2"), machine.get("load_at_start")))
+  if runs:
+    loads = [r["load"] for r in runs]
+    p("- 1-minute load average when each crawl started: %.2f to %.2f (other work shares this machine)" %
+      (min(loads), max(loads)))
+  p("- site: %s pages, %.0f MB, 4 hosts on 127.0.0.2-5; rounds per crawler: %s (medians below)" % (
+      machine.get("pages"), int(machine.get("site_bytes", "0")) / 1e6, machine.get("repeats")))
+  p("")
+
+  ceiling = {}
+  cpath = os.path.join(work, "ceiling.tsv")
+  if os.path.exists(cpath):
+    for line in open(cpath):
+      f = line.rstrip("\n").split("\t")
+      if len(f) >= 4 and f[3]:
+        ceiling[f[1]] = (int(f[2]), float(f[3]))
+  if ceiling:
+    p("## nginx ceiling (wrk -t2, 10 s, 127.0.0.2, same files)")
+    p("")
+    p("| what | connections | requests/s |")
+    p("|---|---:|---:|")
+    for k, (c, rps) in ceiling.items():
+      p("| %s | %d | %.0f |" % (k, c, rps))
+    p("")
+
+  by = {}
+  for r in runs:
+    by.setdefault((r["scenario"], r["label"]), []).append(r)
+
+  fast = {label: summarize(v) for (sc, label), v in by.items() if sc == "fast"}
+  if fast:
+    p("## Zero latency: the whole site, every page written to disk")
+    p("")
+    p("zcrawl flags: `%s --delay-ms 0 --no-robots --format files`; wget2 `--max-threads %s`." % (
+        machine.get("zc_fast"), machine.get("wget2_threads")))
+    p("")
+    p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | peak RSS MB (sum) |")
+    p("|---|---|---:|---:|---:|---:|---:|")
+    for label in ("zcrawl", "wget2", "wget"):
+      if label in fast:
+        s = fast[label]
+        p("| %s | %s | %.1f | %.0f (%.0f-%.0f) | %.1f | %.3f | %.1f |" % (
+            label, stored_cell(s), s["wall"], s["pps"], s["pps_min"], s["pps_max"], s["cpu_s"],
+            s["cpu_per_page"], s["rss_mb"]))
+    p("")
+    if "zcrawl" in fast:
+      z = fast["zcrawl"]
+      p("Ratios (zcrawl / other; speed >1 and CPU, RSS <1 favour zcrawl):")
+      p("")
+      p("| against | pages/s | CPU ms/page | peak RSS |")
+      p("|---|---:|---:|---:|")
+      for other in ("wget2", "wget"):
+        if other in fast:
+          o = fast[other]
+          p("| %s | %.2fx | %.2fx | %.2fx |" % (other, z["pps"] / o["pps"], z["cpu_per_page"] / o["cpu_per_page"],
+                                          z["rss_mb"] / o["rss_mb"]))
+      if "all-pages" in ceiling:
+        p("")
+        p("zcrawl reaches %.0f%% of nginx's all-pages ceiling (%.0f requests/s)." % (
+            100 * z["pps"] / ceiling["all-pages"][1], ceiling["all-pages"][1]))
+      split = process_split(by[("fast", "zcrawl")])
+      if split:
+        total = sum(v[0] for k, v in split.items())
+        p("")
+        p("zcrawl per process (own CPU and peak RSS; fetcher = both fetchers together):")
+        p("")
+        p("| process | CPU s | share | CPU ms/page | peak RSS MB |")
+        p("|---|---:|---:|---:|---:|")
+        for k in ("frontier", "fetcher", "writer", "launcher"):
+          if k in split:
+            c, m, per = split[k]
+            p("| %s | %.1f | %.0f%% | %.3f | %.1f |" % (k, c / 1000, 100 * c / max(total, 1), per, m / 1024))
+    p("")
+
+  slow = {label: summarize(v) for (sc, label), v in by.items() if sc == "slow"}
+  latency_ms = float(machine.get("latency_ms", "20"))
+  if slow:
+    p("## %g ms server latency per response" % latency_ms)
+    p("")
+    p("Concurrency bound = requests in flight / latency. zcrawl `%s` and `%s`; wget2 `--max-threads %s`." % (
+        machine.get("zc_slow"), machine.get("zc_slow32"), machine.get("wget2_threads")))
+    p("")
+    p("| crawler | in flight | bound pages/s | pages stored | wall s | pages/s | of bound | CPU ms/page | peak RSS MB |")
+    p("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    hosts = 4
+    for label in ("zcrawl", "zcrawl-32", "wget2"):
+      if label not in slow:
+        continue
+      s = slow[label]
+      if label == "wget2":
+        flight = int(machine.get("wget2_threads", "16"))
+      else:
+        slots, per_host = in_flight(machine.get("zc_slow32" if label == "zcrawl-32" else "zc_slow", ""))
+        flight = min(slots, per_host * hosts)
+      bound = flight * 1000.0 / latency_ms
+      p("| %s | %d | %.0f | %s | %.1f | %.0f | %.0f%% | %.3f | %.1f |" % (
+          label, flight, bound, stored_cell(s), s["wall"], s["pps"], 100 * s["pps"] / bound,
+          s["cpu_per_page"], s["rss_mb"]))
+    if "zcrawl" in slow and "wget2" in slow:
+      p("")
+      p("zcrawl (256 in flight) / wget2: %.2fx pages/s, %.2fx CPU ms/page." % (
+          slow["zcrawl"]["pps"] / slow["wget2"]["pps"],
+          slow["zcrawl"]["cpu_per_page"] / slow["wget2"]["cpu_per_page"]))
+    p("")
+
+  mem = by.get(("memory", "zcrawl-100"))
+  if mem and ("fast", "zcrawl") in by:
+    small = process_split(mem).get("frontier")
+    full = process_split(by[("fast", "zcrawl")]).get("frontier")
+    if small and full:
+      known = int(machine.get("pages", "20000"))
+      p("## Frontier memory")
+      p("")
+      p("Frontier peak RSS: %.1f MB for the full crawl (%d known URLs), %.1f MB for a 100-URL crawl "
+        "(--max-pages 100): (%.1f - %.1f) MB / %d = **%.0f bytes per known URL** (includes the "
+        "queues, visited set, leases, link batches in flight and allocator slack)." % (
+            full[1] / 1024, known, small[1] / 1024, full[1] / 1024, small[1] / 1024, known - 100,
+            (full[1] - small[1]) * 1024 / (known - 100)))
+      p("")
+
+  for name, title in (("profile-comm.txt", "Profile: CPU samples per thread name"),
+                      ("profile-dso.txt", "Profile: per thread name and library"),
+                      ("profile-sym.txt", "Profile: top functions")):
+    path = os.path.join(work, name)
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+      p("## %s (perf record -a -e cpu-clock)" % title)
+      p("")
+      p("```")
+      out.extend(line.rstrip("\n") for line in open(path))
+      p("```")
+      p("")
+
+  micro = os.path.join(work, "micro.txt")
+  if os.path.exists(micro) and os.path.getsize(micro) > 0:
+    p("## Microbenchmarks (Google Benchmark, one thread)")
+    p("")
+    p("```")
+    for line in open(micro):
+      line = line.rstrip("\n")
+      if line.startswith("***WARNING***") or not line.strip():
+        continue
+      out.append(line)
+    p("```")
+  print("\n".join(out))
+
+
+if __name__ == "__main__":
+  main()

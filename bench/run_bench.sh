@@ -1,0 +1,424 @@
+#!/usr/bin/env bash
+# run_bench.sh BIN_DIR [options]: zcrawl against GNU wget and wget2 in one run.
+# `./run bench [options]` calls it with the build's bin folder.
+#
+# What it does (bench/RESULTS.md has figures and analysis):
+#  1. generates a deterministic 4-host site (bench/gen_site.py: 20,000 pages
+#     of ~18 KB, ~30 links each of every kind) in a temp folder;
+#  2. serves it with nginx (own config, access log off) on 127.0.0.2-5:PORT;
+#  3. "ceiling": nginx's own limit with wrk (127.0.0.2, cycling all pages);
+#  4. "fast": crawls the whole site with zcrawl, wget and wget2, every page
+#     written to disk, politeness off; REPEATS rounds, crawlers interleaved;
+#  5. "slow": the same with 20 ms of server latency per response (nginx echo
+#     module's echo_sleep): zcrawl at ~256 and 32 requests in flight, wget2
+#     at 16, against the concurrency bound in_flight / latency;
+#  6. "memory": a 100-URL zcrawl crawl, whose frontier RSS is subtracted from
+#     the full crawl's to estimate frontier bytes per known URL;
+#  7. "profile" (only when asked): perf record -a on one zcrawl crawl;
+#  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR.
+# Then prints the results table (medians) and ratios, also written to
+# WORK/results.md.
+#
+# Options:
+#   --repeats N          rounds per crawler and scenario (3)
+#   --only LIST          parts to run, comma-separated, from
+#                        ceiling,fast,slow,memory,profile,micro
+#                        (default: all but profile)
+#   --profile            also run the profile part
+#   --port P             nginx port (18080, or the next free one)
+#   --pages-per-host N   site size per host (5000; 4 hosts)
+#   --latency-ms N       server latency of the slow scenario (20)
+#   --zcrawl-fast ARGS   zcrawl flags for "fast" (default below)
+#   --zcrawl-slow ARGS   zcrawl flags for "slow" (default below)
+#   --wget2-threads N    wget2 --max-threads (16)
+#   --site DIR           reuse (or create) the generated site in DIR
+#   --work DIR           working folder (default: a new /tmp/zcrawl-bench.*)
+#   --keep               keep the working folder
+#   --micro-min-time S   Google Benchmark --benchmark_min_time (0.5)
+#   --quick              1 round, 500 pages per host, short microbenchmarks
+#
+# Measurement (the same for every crawler):
+#   wall     date before and after the command, the whole process tree's
+#            life including start-up and clean shutdown;
+#   CPU      user + sys of the whole process tree from wait4() (children
+#            are included once reaped, and every process here is reaped);
+#   RSS      the sum over the crawler's processes of each one's peak RSS:
+#            wget and wget2 are one process each (GNU time %M); zcrawl's
+#            frontier, writer and fetchers come from wait4() through
+#            bench_rusage_wrap, its launcher from VmHWM sampled every 50 ms.
+#            Shared library pages count once per process (as in top), so
+#            this overstates a multi-process crawler somewhat.
+#   stored   files the crawler wrote (zcrawl: without its .zcrawl state and
+#            index.jsonl), compared with the pages the site has.
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+if [ $# -lt 1 ] || [ "${1:0:1}" = "-" ]; then
+  sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+BIN_DIR="$(cd "$1" && pwd)"
+shift
+
+REPEATS=3
+ONLY="ceiling,fast,slow,memory,micro"
+PORT=18080
+HOSTS=4
+PAGES_PER_HOST=5000
+PAGE_BYTES=18000
+LATENCY_MS=20
+# 2 cores: two fetcher processes keep both busy; 16 per host x 4 hosts is
+# enough in flight when responses take no time.
+ZC_FAST="--fetchers 2 --threads 16 --per-host 16"
+ZC_SLOW="--fetchers 4 --threads 64 --per-host 64"
+ZC_SLOW32="--fetchers 2 --threads 16 --per-host 8"
+WGET2_THREADS=16
+SITE_DIR=""
+WORK=""
+KEEP=0
+MICRO_MIN_TIME=0.5
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --repeats) REPEATS="$2"; shift 2 ;;
+    --only) ONLY="$2"; shift 2 ;;
+    --profile) ONLY="$ONLY,profile"; shift ;;
+    --port) PORT="$2"; shift 2 ;;
+    --pages-per-host) PAGES_PER_HOST="$2"; shift 2 ;;
+    --latency-ms) LATENCY_MS="$2"; shift 2 ;;
+    --zcrawl-fast) ZC_FAST="$2"; shift 2 ;;
+    --zcrawl-slow) ZC_SLOW="$2"; shift 2 ;;
+    --wget2-threads) WGET2_THREADS="$2"; shift 2 ;;
+    --site) SITE_DIR="$2"; shift 2 ;;
+    --work) WORK="$2"; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --micro-min-time) MICRO_MIN_TIME="$2"; shift 2 ;;
+    --quick) REPEATS=1; PAGES_PER_HOST=500; MICRO_MIN_TIME=0.1; shift ;;
+    -h|--help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run_bench: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+part() { [[ ",$ONLY," == *",$1,"* ]]; }
+
+# --- Tools -------------------------------------------------------------------
+
+ECHO_MODULE=/usr/lib/nginx/modules/ngx_http_echo_module.so
+ensure_tools() {
+  local missing=()
+  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+  command -v wget >/dev/null || missing+=(wget)
+  command -v wget2 >/dev/null || missing+=(wget2)
+  command -v wrk >/dev/null || missing+=(wrk)
+  command -v python3 >/dev/null || missing+=(python3)
+  [ -x /usr/bin/time ] || missing+=(time)
+  [ -f "$ECHO_MODULE" ] || missing+=(libnginx-mod-http-echo)
+  if part profile && ! command -v perf >/dev/null; then missing+=(linux-perf); fi
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { log "missing packages: ${missing[*]} (install them as root)"; exit 1; }
+    sudo="sudo"
+  fi
+  log "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+ensure_tools
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+
+for b in zcrawl-crawl zcrawl-frontier zcrawl-writer zcrawl-fetcher; do
+  [ -x "$BIN_DIR/$b" ] || { log "no $BIN_DIR/$b: build first (./run setup)"; exit 1; }
+done
+
+# --- Working folder, cleanup --------------------------------------------------
+
+if [ -z "$WORK" ]; then WORK="$(mktemp -d /tmp/zcrawl-bench.XXXXXX)"; fi
+mkdir -p "$WORK"/{logs,out,nginx}
+chmod 755 "$WORK"
+NGINX_PID=""
+
+stop_nginx() {
+  if [ -n "$NGINX_PID" ]; then
+    kill -QUIT "$NGINX_PID" 2>/dev/null || true
+    wait "$NGINX_PID" 2>/dev/null || true
+    NGINX_PID=""
+  fi
+}
+cleanup() {
+  stop_nginx
+  if [ "$KEEP" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK/out" "$WORK/bin" "$WORK/perf.data"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- Port and site --------------------------------------------------------------
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.2/$1") 2>/dev/null; }
+while port_busy "$PORT"; do PORT=$((PORT + 1)); done
+
+[ -n "$SITE_DIR" ] || SITE_DIR="$WORK/site"
+EXPECTED=$((HOSTS * PAGES_PER_HOST))
+SITE_PARAMS="port=$PORT hosts=$HOSTS pages=$PAGES_PER_HOST bytes=$PAGE_BYTES"
+if [ "$(cat "$SITE_DIR/.params" 2>/dev/null)" != "$SITE_PARAMS" ]; then
+  log "generating the site in $SITE_DIR ($SITE_PARAMS)"
+  rm -rf "$SITE_DIR"
+  mkdir -p "$SITE_DIR"
+  python3 "$BENCH_DIR/gen_site.py" "$SITE_DIR" "$PORT" --hosts "$HOSTS" \
+    --pages-per-host "$PAGES_PER_HOST" --bytes "$PAGE_BYTES" >&2
+  echo "$SITE_PARAMS" > "$SITE_DIR/.params"
+fi
+chmod -R a+rX "$SITE_DIR"
+HOST_LIST=""
+SEEDS=()
+for ((h = 0; h < HOSTS; h++)); do
+  ip="127.0.0.$((h + 2))"
+  SEEDS+=("http://$ip:$PORT/")
+  HOST_LIST="${HOST_LIST:+$HOST_LIST,}$ip"
+done
+
+# --- nginx ------------------------------------------------------------------
+
+# start_nginx LATENCY_MS: serves the site on 127.0.0.2..: PORT, each response
+# delayed by LATENCY_MS (0: plain static files).
+start_nginx() {
+  local latency_ms="$1" conf="$WORK/nginx/nginx.conf" servers="" location
+  if [ "$latency_ms" -gt 0 ]; then
+    local seconds
+    seconds="$(awk -v ms="$latency_ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
+    location="location / { echo_sleep $seconds; echo_exec @static; }
+    location @static { try_files \$uri \$uri/index.html =404; }"
+  else
+    location="location / { }"
+  fi
+  for ((h = 0; h < HOSTS; h++)); do
+    servers+="  server {
+    listen 127.0.0.$((h + 2)):$PORT;
+    root $SITE_DIR/127.0.0.$((h + 2));
+    $location
+  }
+"
+  done
+  cat > "$conf" <<EOF
+load_module $ECHO_MODULE;
+worker_processes auto;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  default_type text/html;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  keepalive_timeout 120s;
+  client_body_temp_path $WORK/nginx/client_body;
+  proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/fastcgi;
+  uwsgi_temp_path $WORK/nginx/uwsgi;
+  scgi_temp_path $WORK/nginx/scgi;
+$servers}
+EOF
+  "$NGINX" -c "$conf" -p "$WORK/nginx" -e "$WORK/nginx/error.log" &
+  NGINX_PID=$!
+  local i
+  for ((i = 0; i < 100; i++)); do
+    if curl -sf -o /dev/null "http://127.0.0.$((HOSTS + 1)):$PORT/"; then return 0; fi
+    sleep 0.1
+  done
+  log "nginx did not come up; see $WORK/nginx/error.log"
+  exit 1
+}
+
+# --- Shadow bin folder for zcrawl (per-process accounting) ----------------------
+
+WRAP="$BIN_DIR/bench_rusage_wrap"
+if [ ! -x "$WRAP" ]; then
+  WRAP="$WORK/bench_rusage_wrap"
+  g++ -std=c++20 -O2 -o "$WRAP" "$BENCH_DIR/rusage_wrap.cc"
+fi
+mkdir -p "$WORK/bin"
+cp "$BIN_DIR/zcrawl-crawl" "$WORK/bin/zcrawl-crawl"
+for b in zcrawl-frontier zcrawl-writer zcrawl-fetcher; do ln -sf "$WRAP" "$WORK/bin/$b"; done
+
+# --- Runs ----------------------------------------------------------------------
+
+RUNS="$WORK/runs.tsv"
+: > "$RUNS"
+now() { date +%s.%N; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
+
+# run_crawler SCENARIO LABEL ROUND TOOL [zcrawl flags]: one complete crawl.
+# Appends: scenario label round expected stored wall_s cpu_ms rss_kb load exit detail
+run_crawler() {
+  local scenario="$1" label="$2" round="$3" tool="$4"
+  shift 4
+  local out="$WORK/out/$scenario-$label-$round"
+  local logf="$WORK/logs/$scenario-$label-$round.log"
+  local rus="$WORK/logs/$scenario-$label-$round.rusage"
+  local timef="$WORK/logs/$scenario-$label-$round.time"
+  rm -rf "$out"
+  mkdir -p "$out"
+  sync
+  local load t0 t1 code=0 stored cpu_ms rss_kb detail=""
+  load="$(load1)"
+  t0="$(now)"
+  case "$tool" in
+    zcrawl)
+      ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$rus" \
+        "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" "$@" --delay-ms 0 --no-robots \
+        --out "$out" --format files --log-level warn >"$logf" 2>&1 || code=$?
+      ;;
+    wget)
+      /usr/bin/time -f "%e %U %S %M" -o "$timef" \
+        wget -r -l inf -nv -e robots=off -H -D "$HOST_LIST" -P "$out" -o "$logf" "${SEEDS[@]}" || code=$?
+      ;;
+    wget2)
+      /usr/bin/time -f "%e %U %S %M" -o "$timef" \
+        wget2 -r -l inf -nv --no-robots --max-threads "$WGET2_THREADS" -D "$HOST_LIST" -P "$out" \
+        -o "$logf" "${SEEDS[@]}" || code=$?
+      ;;
+  esac
+  t1="$(now)"
+  if [ "$tool" = zcrawl ]; then
+    stored="$(find "$out" -type f ! -path "$out/.zcrawl/*" ! -path "$out/index.jsonl" | wc -l)"
+    # CPU: the launcher's wait4 figures cover the whole tree. RSS: own peaks.
+    read -r cpu_ms rss_kb detail < <(awk '
+      { name = $1; sub(/^zcrawl-/, "", name) }
+      $1 == "zcrawl-crawl" { total = $4 + $5; own_cpu["launcher"] += $7; own_rss["launcher"] += $8; rss += $8; next }
+      { own_cpu[name] += $7; own_rss[name] += $8; rss += $8 }
+      END {
+        d = ""
+        for (k in own_cpu) d = d (d == "" ? "" : ",") k ":" own_cpu[k] "ms/" own_rss[k] "kB"
+        print total, rss, d
+      }' "$rus")
+    detail="$detail,index_lines:$(wc -l < "$out/index.jsonl" 2>/dev/null || echo 0)"
+  else
+    stored="$(find "$out" -type f | wc -l)"
+    # GNU time adds a "Command exited with non-zero status" line first on failure.
+    read -r u s m < <(tail -1 "$timef" | awk '{ print $2, $3, $4 }')
+    cpu_ms="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 }')"
+    rss_kb="$m"
+  fi
+  local wall
+  wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$label" "$round" "$EXPECTED" \
+    "$stored" "$wall" "$cpu_ms" "$rss_kb" "$load" "$code" "$detail" >> "$RUNS"
+  log "$scenario $label round $round: $stored/$EXPECTED pages in ${wall}s, cpu ${cpu_ms}ms, rss ${rss_kb}kB, exit $code (load $load)"
+  [ "$stored" = "$EXPECTED" ] || log "WARNING: $label stored $stored of $EXPECTED pages (kept log $logf)"
+  rm -rf "$out"
+}
+
+# wrk_ceiling LABEL CONNECTIONS [URL]: requests/s nginx serves on 127.0.0.2.
+wrk_ceiling() {
+  local label="$1" conns="$2" url="${3:-}"
+  local out="$WORK/logs/wrk-$label.txt"
+  if [ -z "$url" ]; then
+    cat > "$WORK/urls.lua" <<EOF
+local paths = {}
+for line in io.lines("$SITE_DIR/urls-127.0.0.2.txt") do paths[#paths + 1] = line end
+local i = 0
+request = function()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i])
+end
+EOF
+    wrk -t2 -c"$conns" -d10s -s "$WORK/urls.lua" "http://127.0.0.2:$PORT" > "$out"
+  else
+    wrk -t2 -c"$conns" -d10s "http://127.0.0.2:$PORT$url" > "$out"
+  fi
+  local rps
+  rps="$(awk '/Requests\/sec/ { print $2 }' "$out")"
+  printf 'ceiling\t%s\t%s\t%s\n' "$label" "$conns" "$rps" >> "$WORK/ceiling.tsv"
+  log "nginx ceiling $label, $conns connections: $rps requests/s"
+}
+
+: > "$WORK/ceiling.tsv"
+{
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "cores=$(nproc)"
+  echo "cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+  echo "mem_mb=$(awk '/MemTotal/ { printf "%d", $2 / 1024 }' /proc/meminfo)"
+  echo "kernel=$(uname -r)"
+  echo "nginx=$("$NGINX" -v 2>&1 | sed 's/.*nginx\///')"
+  echo "wget=$(wget --version | head -1 | awk '{ print $3 }')"
+  echo "wget2=$(wget2 --version | head -1 | awk '{ print $3 }')"
+  echo "pages=$EXPECTED"
+  echo "site_bytes=$(du -sb "$SITE_DIR" | cut -f1)"
+  echo "latency_ms=$LATENCY_MS"
+  echo "zc_fast=$ZC_FAST"
+  echo "zc_slow=$ZC_SLOW"
+  echo "zc_slow32=$ZC_SLOW32"
+  echo "wget2_threads=$WGET2_THREADS"
+  echo "repeats=$REPEATS"
+  echo "load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$WORK/machine.txt"
+
+if part ceiling || part fast || part memory || part profile; then
+  start_nginx 0
+  if part ceiling; then
+    wrk_ceiling all-pages 64
+    wrk_ceiling one-page 64 /s0/t0/p1.html
+  fi
+  if part fast; then
+    for ((r = 1; r <= REPEATS; r++)); do
+      # shellcheck disable=SC2086
+      run_crawler fast zcrawl "$r" zcrawl $ZC_FAST
+      run_crawler fast wget2 "$r" wget2
+      run_crawler fast wget "$r" wget
+    done
+  fi
+  if part memory; then
+    # shellcheck disable=SC2086
+    run_crawler memory zcrawl-100 1 zcrawl $ZC_FAST --max-pages 100
+  fi
+  if part profile; then
+    log "profiling one zcrawl crawl with perf (cpu-clock samples, all CPUs)"
+    perf record -a -e cpu-clock -F 999 -o "$WORK/perf.data" -- \
+      env ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$WORK/logs/profile.rusage" \
+      "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --delay-ms 0 --no-robots \
+      --out "$WORK/out/profile" --format files --log-level warn > "$WORK/logs/profile.log" 2>&1 || true
+    local_report() { perf report -i "$WORK/perf.data" --no-children --stdio "$@" 2>/dev/null \
+                       | grep -v '^#' | grep -v '^$' || true; }
+    local_report --sort comm | head -20 > "$WORK/profile-comm.txt"
+    local_report --sort comm,dso | head -40 > "$WORK/profile-dso.txt"
+    : > "$WORK/profile-sym.txt"
+    for c in zcrawl-fetcher zcrawl-frontier zcrawl-writer; do
+      { echo "== $c: top functions, % of this process's samples"
+        local_report --comms "$c" --percentage relative --sort dso,sym | head -30; } >> "$WORK/profile-sym.txt"
+    done
+    rm -rf "$WORK/out/profile"
+    log "profile: $WORK/profile-{comm,dso,sym}.txt"
+  fi
+  stop_nginx
+fi
+
+if part slow; then
+  start_nginx "$LATENCY_MS"
+  for ((r = 1; r <= REPEATS; r++)); do
+    # shellcheck disable=SC2086
+    run_crawler slow zcrawl "$r" zcrawl $ZC_SLOW
+    run_crawler slow wget2 "$r" wget2
+    # shellcheck disable=SC2086
+    run_crawler slow zcrawl-32 "$r" zcrawl $ZC_SLOW32
+  done
+  stop_nginx
+fi
+
+if part micro; then
+  : > "$WORK/micro.txt"
+  for b in url_bench html_parser_bench crawl_scheduler_bench warc_sink_bench; do
+    if [ -x "$BIN_DIR/$b" ]; then
+      log "microbenchmark $b"
+      "$BIN_DIR/$b" --benchmark_min_time="$MICRO_MIN_TIME" 2>&1 | tee -a "$WORK/micro.txt" >&2
+    else
+      log "no $BIN_DIR/$b (built with ZCRAWL_BUILD_BENCH and libbenchmark-dev)"
+    fi
+  done
+fi
+
+python3 "$BENCH_DIR/bench_report.py" "$WORK" | tee "$WORK/results.md"
+log "results in $WORK/results.md"

@@ -1,0 +1,40 @@
+// Config files for every zcrawl command: `--config FILE` (TOML, keys spelled
+// like the flags: `delay-ms = 250`, lists as arrays) and `--print-config`.
+// Flags given on the command line override the file. An unknown key or a bad
+// value is a start-up error naming the key. Header-only over CLI11.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+namespace zcrawl {
+
+// Adds --config and --print-config to `app`.
+inline void AddConfigFlags(CLI::App& app, bool* print_config) {
+  app.set_config("--config", "", "TOML file whose keys are these flags (flags override it)");
+  app.allow_config_extras(false);
+  app.add_flag("--print-config", *print_config, "Print the effective settings as TOML and exit")
+      ->configurable(false);
+}
+
+// Prints the effective settings; true if the caller should exit.
+inline bool MaybePrintConfig(const CLI::App& app, bool print_config) {
+  if (!print_config) return false;
+  std::cout << app.config_to_str(/*default_also=*/true, /*write_description=*/false);
+  return true;
+}
+
+// Reports a flag or config error in one line ("crawl: config: unknown key
+// 'delay-mss'") and returns the exit code; --help goes through CLI11.
+inline int ExitWithParseError(const CLI::App& app, const CLI::ParseError& e, const char* process) {
+  if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+  std::string message = e.what();
+  constexpr std::string_view kExtra = "INI was not able to parse ";
+  if (message.rfind(kExtra, 0) == 0) {
+    message = "config: unknown key '" + message.substr(kExtra.size()) + "'";
+  }
+  std::cerr << process << ": " << message << " (see --help)\n";
+  return e.get_exit_code();
+}
+
+}  // namespace zcrawl

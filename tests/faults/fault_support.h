@@ -1,0 +1,83 @@
+// Small helpers shared by the fault-injection tests (tests/faults/): free
+// loopback ports, a steady clock, and finding processes by their command
+// line so a test can prove nothing it started is left running.
+//
+// Header-only on purpose: each fault test is one source file, registered
+// with one zcrawl_test line. Stateless functions; safe from any thread.
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_process.h"
+
+namespace zcrawl::testing {
+
+inline int64_t SteadyNowMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's
+// pick for port 0). Racy by nature; good enough for tests.
+inline int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+// Pids of live processes (not zombies) one of whose command-line arguments
+// contains `needle` (e.g. a test's unique temporary folder or port).
+inline std::vector<pid_t> PidsWithArgument(const std::string& needle) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    const pid_t pid = std::stoi(name);
+    if (pid == getpid()) continue;
+    const std::string stat = ReadFile(entry.path().string() + "/stat");
+    const size_t close_paren = stat.rfind(')');
+    if (close_paren == std::string::npos || close_paren + 2 >= stat.size()) continue;
+    if (stat[close_paren + 2] == 'Z') continue;  // exited, waiting to be reaped
+    const std::string cmdline = ReadFile(entry.path().string() + "/cmdline");
+    if (cmdline.find(needle) != std::string::npos) out.push_back(pid);
+  }
+  return out;
+}
+
+// Lines of `text` (without the newline), empty lines skipped.
+inline std::vector<std::string> NonEmptyLines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace zcrawl::testing
