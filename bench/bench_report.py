@@ -138,33 +138,38 @@ def main():
     p("")
     p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | peak RSS MB (sum) |")
     p("|---|---|---:|---:|---:|---:|---:|")
-    for label in ("zcrawl", "wget2", "wget"):
+    for label in ("zcrawl", "zcrawl-myhtml", "wget2", "wget"):
       if label in fast:
         s = fast[label]
         p("| %s | %s | %.1f | %.0f (%.0f-%.0f) | %.1f | %.3f | %.1f |" % (
             label, stored_cell(s), s["wall"], s["pps"], s["pps_min"], s["pps_max"], s["cpu_s"],
             s["cpu_per_page"], s["rss_mb"]))
     p("")
-    if "zcrawl" in fast:
-      z = fast["zcrawl"]
+    zlabels = [l for l in ("zcrawl", "zcrawl-myhtml") if l in fast]
+    if zlabels:
       p("Ratios (zcrawl / other; speed >1 and CPU, RSS <1 favour zcrawl):")
       p("")
-      p("| against | pages/s | CPU ms/page | peak RSS |")
-      p("|---|---:|---:|---:|")
-      for other in ("wget2", "wget"):
-        if other in fast:
-          o = fast[other]
-          p("| %s | %.2fx | %.2fx | %.2fx |" % (other, z["pps"] / o["pps"], z["cpu_per_page"] / o["cpu_per_page"],
-                                          z["rss_mb"] / o["rss_mb"]))
+      p("| zcrawl run | against | pages/s | CPU ms/page | peak RSS |")
+      p("|---|---|---:|---:|---:|")
+      for zl in zlabels:
+        z = fast[zl]
+        for other in ("wget2", "wget"):
+          if other in fast:
+            o = fast[other]
+            p("| %s | %s | %.2fx | %.2fx | %.2fx |" % (
+                zl, other, z["pps"] / o["pps"], z["cpu_per_page"] / o["cpu_per_page"], z["rss_mb"] / o["rss_mb"]))
       if "all-pages" in ceiling:
         p("")
-        p("zcrawl reaches %.0f%% of nginx's all-pages ceiling (%.0f requests/s)." % (
-            100 * z["pps"] / ceiling["all-pages"][1], ceiling["all-pages"][1]))
-      split = process_split(by[("fast", "zcrawl")])
-      if split:
+        for zl in zlabels:
+          p("%s reaches %.0f%% of nginx's all-pages ceiling (%.0f requests/s)." % (
+              zl, 100 * fast[zl]["pps"] / ceiling["all-pages"][1], ceiling["all-pages"][1]))
+      for zl in zlabels:
+        split = process_split(by[("fast", zl)])
+        if not split:
+          continue
         total = sum(v[0] for k, v in split.items())
         p("")
-        p("zcrawl per process (own CPU and peak RSS; fetcher = both fetchers together):")
+        p("%s per process (own CPU and peak RSS, medians; fetcher = all fetchers together):" % zl)
         p("")
         p("| process | CPU s | share | CPU ms/page | peak RSS MB |")
         p("|---|---:|---:|---:|---:|")
@@ -185,7 +190,7 @@ def main():
     p("| crawler | in flight | bound pages/s | pages stored | wall s | pages/s | of bound | CPU ms/page | peak RSS MB |")
     p("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     hosts = 4
-    for label in ("zcrawl", "zcrawl-32", "wget2"):
+    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-32", "wget2"):
       if label not in slow:
         continue
       s = slow[label]
@@ -198,11 +203,14 @@ def main():
       p("| %s | %d | %.0f | %s | %.1f | %.0f | %.0f%% | %.3f | %.1f |" % (
           label, flight, bound, stored_cell(s), s["wall"], s["pps"], 100 * s["pps"] / bound,
           s["cpu_per_page"], s["rss_mb"]))
-    if "zcrawl" in slow and "wget2" in slow:
+    if "wget2" in slow:
       p("")
-      p("zcrawl (256 in flight) / wget2: %.2fx pages/s, %.2fx CPU ms/page." % (
-          slow["zcrawl"]["pps"] / slow["wget2"]["pps"],
-          slow["zcrawl"]["cpu_per_page"] / slow["wget2"]["cpu_per_page"]))
+      for zl in ("zcrawl", "zcrawl-myhtml", "zcrawl-32"):
+        if zl in slow:
+          p("%s / wget2: %.2fx pages/s, %.2fx CPU ms/page, %.2fx peak RSS." % (
+              zl, slow[zl]["pps"] / slow["wget2"]["pps"],
+              slow[zl]["cpu_per_page"] / slow["wget2"]["cpu_per_page"],
+              slow[zl]["rss_mb"] / slow["wget2"]["rss_mb"]))
     p("")
 
   mem = by.get(("memory", "zcrawl-100"))

@@ -7,11 +7,12 @@
 #     of ~18 KB, ~30 links each of every kind) in a temp folder;
 #  2. serves it with nginx (own config, access log off) on 127.0.0.2-5:PORT;
 #  3. "ceiling": nginx's own limit with wrk (127.0.0.2, cycling all pages);
-#  4. "fast": crawls the whole site with zcrawl, wget and wget2, every page
-#     written to disk, politeness off; REPEATS rounds, crawlers interleaved;
+#  4. "fast": crawls the whole site with zcrawl (default gumbo parser and
+#     --parser myhtml), wget and wget2, every page written to disk,
+#     politeness off; REPEATS rounds, crawlers interleaved;
 #  5. "slow": the same with 20 ms of server latency per response (nginx echo
-#     module's echo_sleep): zcrawl at ~256 and 32 requests in flight, wget2
-#     at 16, against the concurrency bound in_flight / latency;
+#     module's echo_sleep): zcrawl at 256 (gumbo, myhtml) and 32 requests in
+#     flight, wget2 at 16, against the bound in_flight / latency;
 #  6. "memory": a 100-URL zcrawl crawl, whose frontier RSS is subtracted from
 #     the full crawl's to estimate frontier bytes per known URL;
 #  7. "profile" (only when asked): perf record -a on one zcrawl crawl;
@@ -31,6 +32,9 @@
 #   --zcrawl-fast ARGS   zcrawl flags for "fast" (default below)
 #   --zcrawl-slow ARGS   zcrawl flags for "slow" (default below)
 #   --wget2-threads N    wget2 --max-threads (16)
+#   --crawlers LIST      which runs, from zcrawl,zcrawl-myhtml,zcrawl-32,wget2,wget
+#                        (default: all; zcrawl-32 runs in "slow" only, wget
+#                        in "fast" only)
 #   --site DIR           reuse (or create) the generated site in DIR
 #   --work DIR           working folder (default: a new /tmp/zcrawl-bench.*)
 #   --keep               keep the working folder
@@ -55,7 +59,7 @@ set -euo pipefail
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 if [ $# -lt 1 ] || [ "${1:0:1}" = "-" ]; then
-  sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 BIN_DIR="$(cd "$1" && pwd)"
@@ -74,6 +78,7 @@ ZC_FAST="--fetchers 2 --threads 16 --per-host 16"
 ZC_SLOW="--fetchers 4 --threads 64 --per-host 64"
 ZC_SLOW32="--fetchers 2 --threads 16 --per-host 8"
 WGET2_THREADS=16
+CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-32,wget2,wget"
 SITE_DIR=""
 WORK=""
 KEEP=0
@@ -90,18 +95,20 @@ while [ $# -gt 0 ]; do
     --zcrawl-fast) ZC_FAST="$2"; shift 2 ;;
     --zcrawl-slow) ZC_SLOW="$2"; shift 2 ;;
     --wget2-threads) WGET2_THREADS="$2"; shift 2 ;;
+    --crawlers) CRAWLERS="$2"; shift 2 ;;
     --site) SITE_DIR="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --micro-min-time) MICRO_MIN_TIME="$2"; shift 2 ;;
     --quick) REPEATS=1; PAGES_PER_HOST=500; MICRO_MIN_TIME=0.1; shift ;;
-    -h|--help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_bench: unknown option $1" >&2; exit 2 ;;
   esac
 done
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 part() { [[ ",$ONLY," == *",$1,"* ]]; }
+crawler_on() { [[ ",$CRAWLERS," == *",$1,"* ]]; }
 
 # --- Tools -------------------------------------------------------------------
 
@@ -255,6 +262,7 @@ load1() { cut -d' ' -f1 /proc/loadavg; }
 # Appends: scenario label round expected stored wall_s cpu_ms rss_kb load exit detail
 run_crawler() {
   local scenario="$1" label="$2" round="$3" tool="$4"
+  local expected="${EXPECT:-$EXPECTED}"
   shift 4
   local out="$WORK/out/$scenario-$label-$round"
   local logf="$WORK/logs/$scenario-$label-$round.log"
@@ -305,10 +313,10 @@ run_crawler() {
   fi
   local wall
   wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$label" "$round" "$EXPECTED" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$label" "$round" "$expected" \
     "$stored" "$wall" "$cpu_ms" "$rss_kb" "$load" "$code" "$detail" >> "$RUNS"
-  log "$scenario $label round $round: $stored/$EXPECTED pages in ${wall}s, cpu ${cpu_ms}ms, rss ${rss_kb}kB, exit $code (load $load)"
-  [ "$stored" = "$EXPECTED" ] || log "WARNING: $label stored $stored of $EXPECTED pages (kept log $logf)"
+  log "$scenario $label round $round: $stored/$expected pages in ${wall}s, cpu ${cpu_ms}ms, rss ${rss_kb}kB, exit $code (load $load)"
+  [ "$stored" = "$expected" ] || log "WARNING: $label stored $stored of $expected pages (kept log $logf)"
   rm -rf "$out"
 }
 
@@ -366,14 +374,16 @@ if part ceiling || part fast || part memory || part profile; then
   if part fast; then
     for ((r = 1; r <= REPEATS; r++)); do
       # shellcheck disable=SC2086
-      run_crawler fast zcrawl "$r" zcrawl $ZC_FAST
-      run_crawler fast wget2 "$r" wget2
-      run_crawler fast wget "$r" wget
+      if crawler_on zcrawl; then run_crawler fast zcrawl "$r" zcrawl $ZC_FAST; fi
+      if crawler_on wget2; then run_crawler fast wget2 "$r" wget2; fi
+      # shellcheck disable=SC2086
+      if crawler_on zcrawl-myhtml; then run_crawler fast zcrawl-myhtml "$r" zcrawl $ZC_FAST --parser myhtml; fi
+      if crawler_on wget; then run_crawler fast wget "$r" wget; fi
     done
   fi
   if part memory; then
     # shellcheck disable=SC2086
-    run_crawler memory zcrawl-100 1 zcrawl $ZC_FAST --max-pages 100
+    EXPECT=100 run_crawler memory zcrawl-100 1 zcrawl $ZC_FAST --max-pages 100
   fi
   if part profile; then
     log "profiling one zcrawl crawl with perf (cpu-clock samples, all CPUs)"
@@ -400,10 +410,12 @@ if part slow; then
   start_nginx "$LATENCY_MS"
   for ((r = 1; r <= REPEATS; r++)); do
     # shellcheck disable=SC2086
-    run_crawler slow zcrawl "$r" zcrawl $ZC_SLOW
-    run_crawler slow wget2 "$r" wget2
+    if crawler_on zcrawl; then run_crawler slow zcrawl "$r" zcrawl $ZC_SLOW; fi
+    if crawler_on wget2; then run_crawler slow wget2 "$r" wget2; fi
     # shellcheck disable=SC2086
-    run_crawler slow zcrawl-32 "$r" zcrawl $ZC_SLOW32
+    if crawler_on zcrawl-myhtml; then run_crawler slow zcrawl-myhtml "$r" zcrawl $ZC_SLOW --parser myhtml; fi
+    # shellcheck disable=SC2086
+    if crawler_on zcrawl-32; then run_crawler slow zcrawl-32 "$r" zcrawl $ZC_SLOW32; fi
   done
   stop_nginx
 fi

@@ -75,6 +75,12 @@ Status Broker::Start() {
   socket_.set(zmq::sockopt::router_handover, 1);  // a reconnecting fetcher keeps its id
   if (Status s = Bind(socket_, options_.bind); !s.ok()) return s;
   spdlog::info("frontier listening endpoint={} seeds={}", options_.bind, seeds.size());
+  if (options_.metrics_port != 0) {
+    auto metrics = MetricsServer::Start(options_.metrics_bind, options_.metrics_port);
+    if (!metrics.ok()) return metrics.status();
+    metrics_ = std::move(*metrics);
+    spdlog::info("metrics on http://{}:{}/metrics", options_.metrics_bind, metrics_->port());
+  }
 
   admitter_ = std::make_unique<LinkAdmitter>(*scope_, visited_, options_.link_threads);
   if (Status s = OpenState(); !s.ok()) return s;
@@ -461,6 +467,33 @@ void Broker::WriteSummary() const {
   if (!out) spdlog::warn("cannot write summary file={}", options_.summary_file);
 }
 
+void Broker::PublishMetrics() {
+  const int64_t now = clock_.NowMs();
+  if (!metrics_ || now - last_metrics_ms_ < 1000) return;
+  last_metrics_ms_ = now;
+  const auto& c = scheduler_->counts();
+  std::string out;
+  AppendMetric(out, "zcrawl_frontier_urls_waiting", "gauge", "URLs waiting to be fetched", c.waiting);
+  AppendMetric(out, "zcrawl_frontier_urls_leased", "gauge", "URLs leased to fetchers", c.leased);
+  AppendMetric(out, "zcrawl_frontier_urls_done_total", "counter", "URLs fetched and stored", c.done);
+  AppendMetric(out, "zcrawl_frontier_urls_failed_total", "counter", "URLs failed for good", c.failed);
+  AppendMetric(out, "zcrawl_frontier_retries_total", "counter", "Retries scheduled", c.retried);
+  AppendMetric(out, "zcrawl_frontier_leases_expired_total", "counter", "Leases that expired", c.expired_leases);
+  AppendMetric(out, "zcrawl_frontier_seen_urls", "gauge", "URLs in the visited set", visited_.size());
+  AppendMetric(out, "zcrawl_frontier_visited_set_bytes", "gauge", "Memory of the visited set", visited_.memory_bytes());
+  AppendMetric(out, "zcrawl_frontier_origins", "gauge", "Origins (politeness slots)", scheduler_->origin_count());
+  AppendMetric(out, "zcrawl_frontier_links_reported_total", "counter", "Links reported by fetchers", counters_.links_reported);
+  AppendMetric(out, "zcrawl_frontier_links_invalid_total", "counter", "Reported links that did not parse", counters_.links_invalid);
+  AppendMetric(out, "zcrawl_frontier_links_out_of_scope_total", "counter", "Links outside the scope", counters_.links_out_of_scope);
+  AppendMetric(out, "zcrawl_frontier_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
+  AppendMetric(out, "zcrawl_frontier_peers_lost_total", "counter", "Peers declared dead", counters_.peers_lost);
+  uint64_t fetchers = 0;
+  for (const auto& [id, peer] : peers_) fetchers += peer.role == v1::PEER_ROLE_FETCHER;
+  AppendMetric(out, "zcrawl_frontier_fetchers", "gauge", "Connected fetchers", fetchers);
+  AppendMetric(out, "zcrawl_frontier_pages_per_second", "gauge", "Recent completion rate", pages_per_second_);
+  metrics_->Publish(std::move(out));
+}
+
 int Broker::PollTimeoutMs() const {
   const int64_t now = clock_.NowMs();
   int64_t timeout = options_.heartbeat_ms;
@@ -509,6 +542,7 @@ Status Broker::Run() {
     Maintain();
     Dispatch();
     CommitState(/*force=*/false);
+    PublishMetrics();
 
     const int64_t now = clock_.NowMs();
     if (now - last_progress_ms_ >= kProgressIntervalMs) LogProgress(false);

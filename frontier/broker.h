@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/envelope_codec.h"
+#include "common/metrics_server.h"
 #include "common/status.h"
 #include "frontier/crawl_scheduler.h"
 #include "frontier/frontier_options.h"
@@ -72,6 +73,7 @@ class Broker {
   bool AllFetchersGone() const;
   void LogProgress(bool final);
   void WriteSummary() const;
+  void PublishMetrics();
   void Send(Peer& peer, v1::Envelope& envelope);
   void SendStatus(Peer& peer);
   int PollTimeoutMs() const;
@@ -90,6 +92,8 @@ class Broker {
   std::unique_ptr<StateStore> store_;  // null: memory only
   int64_t last_commit_ms_ = 0;
   bool already_finished_ = false;
+  std::unique_ptr<MetricsServer> metrics_;  // null unless --metrics-port
+  int64_t last_metrics_ms_ = 0;
 
   std::map<std::string, Peer> peers_;  // by routing id
   std::string last_dispatched_;        // round-robin cursor over fetchers

@@ -87,6 +87,11 @@ struct FrontierOptions {
   // Expected number of URLs, to size the Bloom filter up front.
   uint64_t expected_urls = 1'000'000;
 
+  // Prometheus metrics over HTTP on this port (0: off), bound to
+  // metrics_bind; keep it on loopback unless a scraper elsewhere needs it.
+  uint16_t metrics_port = 0;
+  std::string metrics_bind = "127.0.0.1";
+
   // If set, a JSON summary of the crawl is written here on exit.
   std::string summary_file;
 

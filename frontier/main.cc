@@ -63,6 +63,10 @@ void AddFlags(CLI::App& app, FrontierOptions& o) {
   app.add_flag("--fresh", o.fresh, "Discard saved state and start over");
   app.add_option("--commit-interval-ms", o.commit_interval_ms, "Most ms between group commits")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{60000}));
+  app.add_option("--metrics-port", o.metrics_port, "Serve Prometheus metrics here (0: off)")
+      ->capture_default_str();
+  app.add_option("--metrics-bind", o.metrics_bind, "Address for the metrics endpoint")
+      ->capture_default_str();
   app.add_option("--summary-file", o.summary_file, "Write a JSON summary here on exit");
   app.add_flag("!--stay", o.exit_when_done, "Keep running after the crawl finished");
   app.add_option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")

@@ -23,6 +23,10 @@ void AddFlags(CLI::App& app, WriterOptions& o) {
       ->capture_default_str();
   app.add_option("--warc-prefix", o.sink.warc_prefix, "WARC file name prefix")->capture_default_str();
   app.add_flag("--jsonl-body", o.sink.jsonl_body, "Include bodies (base64) in JSON lines");
+  app.add_option("--metrics-port", o.metrics_port, "Serve Prometheus metrics here (0: off)")
+      ->capture_default_str();
+  app.add_option("--metrics-bind", o.metrics_bind, "Address for the metrics endpoint")
+      ->capture_default_str();
   app.add_option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat interval")->capture_default_str()
       ->check(CLI::Range(int64_t{10}, int64_t{600000}));
   app.add_option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")

@@ -49,6 +49,11 @@ Status WriterNode::Start() {
     frontier_last_seen_ms_ = clock_.NowMs();
     SayReadyToFrontier();
   }
+  if (options_.metrics_port != 0) {
+    auto metrics = MetricsServer::Start(options_.metrics_bind, options_.metrics_port);
+    if (!metrics.ok()) return metrics.status();
+    metrics_ = std::move(*metrics);
+  }
   std::string names;
   for (auto& sink : sinks_) names += (names.empty() ? "" : ",") + std::string(sink->name());
   spdlog::info("writer listening endpoint={} formats={} out={}", options_.bind, names,
@@ -190,6 +195,20 @@ Status WriterNode::FlushAndAcknowledge() {
   return flushed;
 }
 
+void WriterNode::PublishMetrics() {
+  const int64_t now = clock_.NowMs();
+  if (!metrics_ || now - last_metrics_ms_ < 1000) return;
+  last_metrics_ms_ = now;
+  std::string out;
+  AppendMetric(out, "zcrawl_writer_pages_stored_total", "counter", "Pages made durable", counters_.pages_stored);
+  AppendMetric(out, "zcrawl_writer_bytes_stored_total", "counter", "Body bytes written", counters_.bytes_stored);
+  AppendMetric(out, "zcrawl_writer_duplicates_total", "counter", "Pages acknowledged as already stored", counters_.duplicates);
+  AppendMetric(out, "zcrawl_writer_write_errors_total", "counter", "Failed writes or flushes", counters_.write_errors);
+  AppendMetric(out, "zcrawl_writer_flushes_total", "counter", "Group commits", counters_.flushes);
+  AppendMetric(out, "zcrawl_writer_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
+  metrics_->Publish(std::move(out));
+}
+
 Status WriterNode::CloseSinks() {
   Status result = Status::Ok();
   for (auto& sink : sinks_) {
@@ -235,6 +254,7 @@ Status WriterNode::Run() {
       if (pending_.size() >= options_.max_batch_pages) break;
     }
     FlushAndAcknowledge().IgnoreError();
+    PublishMetrics();
     if (frontier_) {
       while (ReceiveMessage(frontier_, false, &message).ok()) HandleFrontierMessage(message.payload);
       const int64_t now = clock_.NowMs();

@@ -22,6 +22,7 @@
 
 #include "common/clock.h"
 #include "common/envelope_codec.h"
+#include "common/metrics_server.h"
 #include "common/status.h"
 #include "writer/sink.h"
 #include "writer/writer_options.h"
@@ -67,6 +68,7 @@ class WriterNode {
   void Send(const std::string& identity, v1::Envelope& envelope);
   void SayReadyToFrontier();
   Status CloseSinks();
+  void PublishMetrics();
 
   const WriterOptions& options_;
   zmq::context_t& context_;
@@ -83,6 +85,8 @@ class WriterNode {
   int64_t frontier_last_seen_ms_ = 0;
   int64_t frontier_last_sent_ms_ = 0;
   WriterCounters counters_;
+  std::unique_ptr<MetricsServer> metrics_;
+  int64_t last_metrics_ms_ = 0;
 };
 
 }  // namespace zcrawl::writer

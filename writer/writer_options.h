@@ -21,6 +21,9 @@ struct WriterOptions {
   // Most pages written between two flushes. Larger amortises fsync over
   // more pages but delays acknowledgements.
   uint32_t max_batch_pages = 512;
+  // Prometheus metrics over HTTP on this port (0: off).
+  uint16_t metrics_port = 0;
+  std::string metrics_bind = "127.0.0.1";
   int64_t heartbeat_ms = 1000;
   uint32_t liveness = 5;
   SinkOptions sink;

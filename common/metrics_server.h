@@ -1,0 +1,50 @@
+// MetricsServer: a minimal HTTP endpoint serving Prometheus text exposition
+// (GET /metrics) from a background thread. The owning event loop publishes a
+// fresh snapshot now and then (Publish); the server only ever hands out the
+// latest snapshot, so it never touches the loop's data.
+//
+// Thread-safety: Publish from any thread; the server thread reads under a
+// mutex. Off unless a port is configured; binds 127.0.0.1 by default.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "common/status.h"
+
+namespace zcrawl {
+
+class MetricsServer {
+ public:
+  // Listens on address:port (port 0 picks one; see port()).
+  static Result<std::unique_ptr<MetricsServer>> Start(const std::string& address, uint16_t port);
+  ~MetricsServer();
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  void Publish(std::string text);
+  uint16_t port() const { return port_; }
+
+ private:
+  MetricsServer(int fd, uint16_t port);
+  void Serve();
+
+  const int listen_fd_;
+  const uint16_t port_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;
+  std::string text_;  // guarded by mutex_
+  std::thread thread_;
+};
+
+// Appends one metric in exposition format. `type` is "counter" or "gauge";
+// `labels` is "" or like `host="a"`.
+void AppendMetric(std::string& out, std::string_view name, std::string_view type,
+                  std::string_view help, double value, std::string_view labels = "");
+
+}  // namespace zcrawl

@@ -1,0 +1,250 @@
+// Fault injection, configuration: each binary and `./run crawl` given an
+// unknown flag, bad seed URLs, an unwritable output folder, a port already
+// in use, a bad endpoint or a bad config file must refuse to start with a
+// non-zero exit and one line naming the problem: no stack trace, no
+// "terminate called", no half-started crawl, no process left behind.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/faults/fault_support.h"
+#include "tests/support/test_process.h"
+
+namespace zcrawl::testing {
+namespace {
+
+struct Refusal {
+  std::optional<int> exit_code;
+  std::string output;  // stdout and stderr
+  std::vector<std::string> lines;
+  std::vector<pid_t> leftovers;  // processes still running with the marker
+};
+
+// A TCP listener on 127.0.0.1 that keeps its port busy while it lives.
+class BusyPort {
+ public:
+  BusyPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && listen(fd_, 4) == 0 &&
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      port_ = ntohs(addr.sin_port);
+    }
+  }
+  ~BusyPort() { close(fd_); }
+  BusyPort(const BusyPort&) = delete;
+  BusyPort& operator=(const BusyPort&) = delete;
+
+  int port() const { return port_; }
+  std::string endpoint() const { return "tcp://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+class BadConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = MakeTempDir("bad-config");
+    // A regular file: nothing can be created "inside" it, not even by root.
+    not_a_folder_ = dir_ + "/plain-file";
+    std::ofstream(not_a_folder_) << "not a folder\n";
+  }
+
+  std::string Bin(const std::string& name) const { return BinDir() + "/zcrawl-" + name; }
+  std::vector<std::string> Crawl() const { return {SourceDir() + "/run", "crawl"}; }
+  // A seed nobody serves; never fetched because start-up must fail first.
+  std::string Seed() const { return "http://127.0.0.1:9/"; }
+
+  // Runs argv (plus nothing else) and collects what a user would see.
+  // `marker` is a string in the command line of every process this run
+  // could start (e.g. the test's folder), to find leftovers.
+  Refusal Run(const std::vector<std::string>& argv, const std::string& marker) {
+    const std::string log = dir_ + "/run-" + std::to_string(++runs_) + ".log";
+    TestProcess process;
+    process.Start(argv, log, {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+    Refusal result;
+    result.exit_code = process.Wait(30000);
+    if (!result.exit_code) {
+      process.Signal(SIGKILL);
+      process.Wait(5000);
+    }
+    result.output = ReadFile(log);
+    result.lines = NonEmptyLines(result.output);
+    // A child that outlives the refusal is a half-started crawl; give a
+    // dying one a moment, then clean up whatever is left.
+    const int64_t deadline = SteadyNowMs() + 2000;
+    do {
+      result.leftovers = PidsWithArgument(marker);
+      if (result.leftovers.empty()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    } while (SteadyNowMs() < deadline);
+    for (pid_t pid : result.leftovers) kill(pid, SIGKILL);
+    return result;
+  }
+
+  // Non-zero exit (not a signal), exactly one line, and that line names
+  // every one of `mentions`; nothing that looks like a crash.
+  static void ExpectCleanRefusal(const Refusal& r, const std::vector<std::string>& mentions) {
+    ASSERT_TRUE(r.exit_code.has_value()) << "still running after 30 s:\n" << r.output;
+    EXPECT_NE(*r.exit_code, 0) << r.output;
+    EXPECT_LT(*r.exit_code, 128) << "killed by a signal:\n" << r.output;
+    EXPECT_EQ(r.lines.size(), 1u) << "want one line, got:\n" << r.output;
+    const std::string first = r.lines.empty() ? "" : r.lines.front();
+    for (const auto& mention : mentions) {
+      EXPECT_NE(first.find(mention), std::string::npos)
+          << "the error line does not name '" << mention << "':\n" << r.output;
+    }
+    for (const char* crash : {"terminate called", "what():", "Aborted", "core dumped",
+                              "Segmentation fault", "stack trace", "Backtrace"}) {
+      EXPECT_EQ(r.output.find(crash), std::string::npos) << "looks like a crash:\n" << r.output;
+    }
+    EXPECT_TRUE(r.leftovers.empty()) << r.leftovers.size() << " processes left running:\n" << r.output;
+  }
+
+  std::string dir_;
+  std::string not_a_folder_;
+  int runs_ = 0;
+};
+
+// --- unknown flags -------------------------------------------------------
+
+TEST_F(BadConfigTest, UnknownFlagIsNamedByEveryBinary) {
+  ExpectCleanRefusal(Run({Bin("frontier"), "--summary-file", dir_ + "/s.json", "--no-such-flag", Seed()}, dir_),
+                     {"--no-such-flag"});
+  ExpectCleanRefusal(Run({Bin("writer"), "--out", dir_ + "/out", "--no-such-flag"}, dir_),
+                     {"--no-such-flag"});
+  ExpectCleanRefusal(Run({Bin("fetcher"), "--user-agent", dir_, "--no-such-flag"}, dir_),
+                     {"--no-such-flag"});
+  auto crawl = Crawl();
+  crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", "--no-such-flag"});
+  ExpectCleanRefusal(Run(crawl, dir_), {"--no-such-flag"});
+}
+
+TEST_F(BadConfigTest, OutOfRangeValueIsNamed) {
+  ExpectCleanRefusal(Run({Bin("fetcher"), "--threads", "0", "--user-agent", dir_}, dir_),
+                     {"--threads"});
+  auto crawl = Crawl();
+  crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", "--delay-ms", "-5"});
+  ExpectCleanRefusal(Run(crawl, dir_), {"--delay-ms"});
+}
+
+// --- bad seeds -------------------------------------------------------------
+
+TEST_F(BadConfigTest, FrontierRefusesBadSeedUrlsBeforeBinding) {
+  for (const std::string seed : {"not a url", "ftp://127.0.0.1/x", "http://", "http://exa mple.com/"}) {
+    SCOPED_TRACE(seed);
+    const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+    ExpectCleanRefusal(Run({Bin("frontier"), "--bind", endpoint, "--state", dir_ + "/state", seed}, dir_),
+                       {seed});
+  }
+}
+
+TEST_F(BadConfigTest, RunCrawlRefusesABadSeedWithoutStartingAnything) {
+  auto crawl = Crawl();
+  crawl.insert(crawl.end(), {"not a url", "--out", dir_ + "/out"});
+  const Refusal r = Run(crawl, dir_);
+  ExpectCleanRefusal(r, {"not a url"});
+  EXPECT_EQ(r.output.find("writer listening"), std::string::npos) << "started a writer:\n" << r.output;
+  EXPECT_EQ(r.output.find("fetcher started"), std::string::npos) << "started a fetcher:\n" << r.output;
+}
+
+TEST_F(BadConfigTest, RunCrawlWithoutSeedsSaysSo) {
+  auto crawl = Crawl();
+  crawl.insert(crawl.end(), {"--out", dir_ + "/out"});
+  ExpectCleanRefusal(Run(crawl, dir_), {"seed"});
+}
+
+// --- unwritable output -------------------------------------------------------
+
+TEST_F(BadConfigTest, WriterRefusesAnUnwritableOutputFolder) {
+  const std::string out = not_a_folder_ + "/out";
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  ExpectCleanRefusal(Run({Bin("writer"), "--bind", endpoint, "--out", out}, dir_), {out});
+}
+
+TEST_F(BadConfigTest, FrontierRefusesAnUnwritableStateFolder) {
+  const std::string state = not_a_folder_ + "/state";
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", endpoint, "--state", state, Seed()}, dir_),
+                     {state});
+}
+
+TEST_F(BadConfigTest, RunCrawlRefusesAnUnwritableOutputFolder) {
+  const std::string out = not_a_folder_ + "/out";
+  auto crawl = Crawl();
+  crawl.insert(crawl.end(), {Seed(), "--out", out});
+  ExpectCleanRefusal(Run(crawl, dir_), {out});
+}
+
+// --- ports in use and bad endpoints -----------------------------------------
+
+TEST_F(BadConfigTest, FrontierAndWriterNameTheBusyPort) {
+  BusyPort busy;
+  ASSERT_GT(busy.port(), 0);
+  const std::string port = std::to_string(busy.port());
+  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", busy.endpoint(), "--state", dir_ + "/state", Seed()}, dir_),
+                     {port, "in use"});
+  ExpectCleanRefusal(Run({Bin("writer"), "--bind", busy.endpoint(), "--out", dir_ + "/out"}, dir_),
+                     {port, "in use"});
+}
+
+TEST_F(BadConfigTest, RunCrawlNamesTheBusyPort) {
+  for (const std::string flag : {"--frontier-port", "--writer-port"}) {
+    SCOPED_TRACE(flag);
+    BusyPort busy;
+    ASSERT_GT(busy.port(), 0);
+    const std::string port = std::to_string(busy.port());
+    auto crawl = Crawl();
+    crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", flag, port});
+    const Refusal r = Run(crawl, dir_);
+    ExpectCleanRefusal(r, {port, "in use"});
+    EXPECT_EQ(r.output.find("fetcher started"), std::string::npos) << "started a fetcher:\n" << r.output;
+  }
+}
+
+TEST_F(BadConfigTest, BadEndpointsAreNamed) {
+  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", "not-an-endpoint", "--state", dir_ + "/state", Seed()}, dir_),
+                     {"not-an-endpoint"});
+  ExpectCleanRefusal(Run({Bin("writer"), "--bind", "not-an-endpoint", "--out", dir_ + "/out"}, dir_),
+                     {"not-an-endpoint"});
+  ExpectCleanRefusal(Run({Bin("fetcher"), "--frontier", "not-an-endpoint", "--user-agent", dir_}, dir_),
+                     {"not-an-endpoint"});
+}
+
+TEST_F(BadConfigTest, UnknownChoicesAreNamed) {
+  ExpectCleanRefusal(Run({Bin("writer"), "--format", "nope", "--out", dir_ + "/out"}, dir_), {"nope"});
+  ExpectCleanRefusal(Run({Bin("fetcher"), "--parser", "nope", "--user-agent", dir_}, dir_), {"nope"});
+  auto crawl = Crawl();
+  crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", "--parser", "nope"});
+  ExpectCleanRefusal(Run(crawl, dir_), {"nope"});
+}
+
+// --- config files -------------------------------------------------------------
+
+TEST_F(BadConfigTest, MissingOrWrongConfigFileIsNamed) {
+  const std::string missing = dir_ + "/missing.toml";
+  ExpectCleanRefusal(Run({Bin("frontier"), "--config", missing, "--summary-file", dir_ + "/s.json", Seed()}, dir_), {"missing.toml"});
+  const std::string wrong = dir_ + "/wrong.toml";
+  std::ofstream(wrong) << "delay-mss = 5\n";
+  ExpectCleanRefusal(Run({Bin("writer"), "--config", wrong, "--out", dir_ + "/out"}, dir_),
+                     {"delay-mss"});
+  auto crawl = Crawl();
+  crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", "--config", wrong});
+  ExpectCleanRefusal(Run(crawl, dir_), {"delay-mss"});
+}
+
+}  // namespace
+}  // namespace zcrawl::testing

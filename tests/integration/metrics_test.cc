@@ -1,0 +1,69 @@
+// The Prometheus endpoint of the frontier and the writer, read over HTTP.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "tests/support/test_process.h"
+
+namespace zcrawl::testing {
+namespace {
+
+// GET /metrics from 127.0.0.1:port; "" if nothing answers.
+std::string Scrape(uint16_t port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    send(fd, request.data(), request.size(), 0);
+    char buf[8192];
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof buf, 0)) > 0) out.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
+std::string ScrapeUntil(uint16_t port, const std::string& needle) {
+  std::string text;
+  for (int i = 0; i < 500; ++i) {
+    text = Scrape(port);
+    if (text.find(needle) != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return text;
+}
+
+TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
+  const std::string dir = MakeTempDir("metrics");
+  const uint16_t base = static_cast<uint16_t>(33000 + getpid() % 1000);
+  TestProcess frontier, writer;
+  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(base + 2000);
+  frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", frontier_ep, "--stay", "--metrics-port",
+                  std::to_string(base), "http://127.0.0.1:9/"},
+                 dir + "/frontier.log");
+  writer.Start({BinDir() + "/zcrawl-writer", "--bind", "tcp://127.0.0.1:" + std::to_string(base + 2001),
+                "--out", dir + "/out", "--metrics-port", std::to_string(base + 1)},
+               dir + "/writer.log");
+  const std::string f = ScrapeUntil(base, "zcrawl_frontier_urls_waiting 1");
+  EXPECT_NE(f.find("HTTP/1.1 200 OK"), std::string::npos) << f << ReadFile(dir + "/frontier.log");
+  EXPECT_NE(f.find("# TYPE zcrawl_frontier_urls_done_total counter"), std::string::npos) << f;
+  EXPECT_NE(f.find("zcrawl_frontier_urls_waiting 1"), std::string::npos) << f;
+  const std::string w = ScrapeUntil(base + 1, "zcrawl_writer_pages_stored_total 0");
+  EXPECT_NE(w.find("zcrawl_writer_pages_stored_total 0"), std::string::npos) << w << ReadFile(dir + "/writer.log");
+  frontier.Signal(SIGTERM);
+  writer.Signal(SIGTERM);
+  EXPECT_EQ(frontier.Wait(10000).value_or(-1), 0);
+  EXPECT_EQ(writer.Wait(10000).value_or(-1), 0);
+}
+
+}  // namespace
+}  // namespace zcrawl::testing
