@@ -40,8 +40,10 @@ class SiteFixture : public ::testing::Test {
   }
 
   // Every page stored exactly once with the right status, nothing else
-  // stored, nothing out of scope requested, every page requested once.
-  void ExpectCompleteCrawl() {
+  // stored, nothing out of scope requested, every page requested once
+  // except at most `max_refetched` (URLs in flight at a fetcher that left
+  // are handed to another and fetched again).
+  void ExpectCompleteCrawl(size_t max_refetched = 0) {
     auto index = ReadIndex(out_ + "/out");
     for (const auto& url : site_->ExpectedOk()) {
       auto it = index.find(url);
@@ -59,10 +61,13 @@ class SiteFixture : public ::testing::Test {
       EXPECT_EQ(it->second[0].status, 404) << url;
     }
     EXPECT_EQ(index.size(), site_->ExpectedOk().size() + site_->ExpectedNotFound().size());
+    size_t refetched = 0;
     for (const auto& [target, count] : server_->request_counts()) {
       EXPECT_FALSE(site_->IsForbiddenPath(target)) << "fetched out-of-scope path " << target;
-      EXPECT_EQ(count, 1u) << "fetched more than once: " << target;
+      EXPECT_LE(count, 2u) << target;
+      if (count > 1) ++refetched;
     }
+    EXPECT_LE(refetched, max_refetched) << "pages fetched more than once";
     EXPECT_EQ(foreign_->total_requests(), 0u) << "contacted a host outside the scope";
     // A stored page's file holds the body the server sent.
     const std::string sample = server_->origin() + GeneratedSite::PagePath(42);
@@ -138,7 +143,8 @@ TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) 
   EXPECT_EQ(*frontier_code, 0);
   EXPECT_EQ(late.Wait(10000).value_or(-1), 0) << ReadFile(out_ + "/late.log");
   EXPECT_EQ(writer.Wait(10000).value_or(-1), 0) << ReadFile(out_ + "/writer.log");
-  ExpectCompleteCrawl();
+  // What the leaver held (4 workers + 4 prefetched) may be fetched again.
+  ExpectCompleteCrawl(/*max_refetched=*/8);
 }
 
 TEST_F(SiteFixture, KilledFetcherLeasesReturnAndTheCrawlCompletes) {
