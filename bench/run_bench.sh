@@ -268,7 +268,7 @@ run_crawler() {
   local logf="$WORK/logs/$scenario-$label-$round.log"
   local rus="$WORK/logs/$scenario-$label-$round.rusage"
   local timef="$WORK/logs/$scenario-$label-$round.time"
-  rm -rf "$out"
+  rm -rf "$out" "$rus" "$timef"
   mkdir -p "$out"
   sync
   local load t0 t1 code=0 stored cpu_ms rss_kb detail=""
@@ -317,7 +317,20 @@ run_crawler() {
     "$stored" "$wall" "$cpu_ms" "$rss_kb" "$load" "$code" "$detail" >> "$RUNS"
   log "$scenario $label round $round: $stored/$expected pages in ${wall}s, cpu ${cpu_ms}ms, rss ${rss_kb}kB, exit $code (load $load)"
   [ "$stored" = "$expected" ] || log "WARNING: $label stored $stored of $expected pages (kept log $logf)"
-  rm -rf "$out"
+}
+
+# Deletes the crawl outputs, then waits until the filesystem has forgotten
+# them. Outputs are not deleted between runs because ext4 without a journal
+# (as on the VM this was written on) skips inodes deleted in the last ~30 s
+# when it allocates new ones, checking each one on disk: files created
+# right after a big delete cost several times more system CPU, whoever
+# creates them.
+settle() {
+  rm -rf "$WORK/out"
+  mkdir -p "$WORK/out"
+  sync
+  log "waiting 35 s after deleting outputs (ext4 recently-deleted inode window)"
+  sleep 35
 }
 
 # wrk_ceiling LABEL CONNECTIONS [URL]: requests/s nginx serves on 127.0.0.2.
@@ -400,10 +413,10 @@ if part ceiling || part fast || part memory || part profile; then
       { echo "== $c: top functions, % of this process's samples"
         local_report --comms "$c" --percentage relative --sort dso,sym | head -30; } >> "$WORK/profile-sym.txt"
     done
-    rm -rf "$WORK/out/profile"
     log "profile: $WORK/profile-{comm,dso,sym}.txt"
   fi
   stop_nginx
+  settle
 fi
 
 if part slow; then
@@ -418,6 +431,7 @@ if part slow; then
     if crawler_on zcrawl-32; then run_crawler slow zcrawl-32 "$r" zcrawl $ZC_SLOW32; fi
   done
   stop_nginx
+  settle
 fi
 
 if part micro; then

@@ -63,11 +63,14 @@ Status FetcherNode::Start() {
   settings.liveness = options_.liveness;
   settings.reconnect_min_ms = options_.reconnect_min_ms;
   settings.reconnect_max_ms = options_.reconnect_max_ms;
+  settings.security = options_.security;
   settings.name = "frontier";
   settings.endpoint = options_.frontier;
+  settings.server_key_file = options_.security.frontier_key;
   frontier_ = std::make_unique<PeerLink>(context_, settings, codec_, clock_);
   settings.name = "writer";
   settings.endpoint = options_.writer;
+  settings.server_key_file = options_.security.writer_key;
   writer_ = std::make_unique<PeerLink>(context_, settings, codec_, clock_);
   if (Status s = frontier_->Connect(); !s.ok()) return s;
   if (Status s = writer_->Connect(); !s.ok()) return s;

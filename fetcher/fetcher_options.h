@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/logging.h"
+#include "common/security_options.h"
 
 namespace zcrawl::fetcher {
 
@@ -54,6 +55,7 @@ struct FetcherOptions {
   int64_t reconnect_max_ms = 8000;
   // Exit when the frontier says the crawl is over.
   bool exit_on_shutdown = true;
+  SecurityOptions security;
   HttpOptions http;
   LoggingOptions logging;
 };

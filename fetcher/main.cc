@@ -46,6 +46,7 @@ void AddFlags(CLI::App& app, FetcherOptions& o) {
   app.add_option("--liveness", o.liveness, "Missed heartbeats before a peer is dead")
       ->capture_default_str()->check(CLI::Range(1u, 1000u));
   app.add_flag("!--stay", o.exit_on_shutdown, "Keep running after the crawl finished");
+  AddSecurityFlags(app, o.security, /*server=*/false, /*frontier_client=*/true, /*writer_client=*/true);
   app.add_option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")
       ->capture_default_str();
   app.add_flag("--log-json", o.logging.json, "Log one JSON object per line");

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/socket_security.h"
 #include "common/zmq_io.h"
 
 namespace zcrawl::fetcher {
@@ -25,6 +26,9 @@ Status PeerLink::Connect() {
   // Reconnect quickly after a peer restart, but never faster than 100 ms.
   socket_.set(zmq::sockopt::reconnect_ivl, 100);
   socket_.set(zmq::sockopt::reconnect_ivl_max, static_cast<int>(settings_.reconnect_max_ms));
+  if (Status s = SecureClientSocket(socket_, settings_.security, settings_.server_key_file); !s.ok()) {
+    return s;
+  }
   if (Status s = zcrawl::Connect(socket_, settings_.endpoint); !s.ok()) return s;
   const int64_t now = clock_.NowMs();
   last_connect_ms_ = now;

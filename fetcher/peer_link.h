@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/envelope_codec.h"
+#include "common/security_options.h"
 #include "common/status.h"
 
 namespace zcrawl::fetcher {
@@ -23,6 +24,8 @@ struct PeerLinkSettings {
   uint32_t liveness = 5;
   int64_t reconnect_min_ms = 250;
   int64_t reconnect_max_ms = 8000;
+  SecurityOptions security;
+  std::string server_key_file;  // "" = no CURVE
 };
 
 class PeerLink {

@@ -8,6 +8,7 @@
 
 #include "common/json_writer.h"
 #include "common/shutdown_signal.h"
+#include "common/socket_security.h"
 #include "common/url.h"
 #include "common/zmq_io.h"
 
@@ -39,7 +40,9 @@ Broker::Broker(const FrontierOptions& options, zmq::context_t& context, const Cl
       clock_(clock),
       codec_(MakeSenderId()),
       visited_(options.expected_urls),
-      scheduler_(std::make_unique<CrawlScheduler>(ToSchedulerOptions(options), clock)) {}
+      scheduler_(std::make_unique<CrawlScheduler>(ToSchedulerOptions(options), clock)),
+      limits_(std::make_unique<AdmissionLimits>(AdmissionLimitsOptions{
+          options.max_pages, options.max_pages_per_host, options.max_query_variants})) {}
 
 Broker::~Broker() {
   if (admitter_) admitter_->Stop();
@@ -66,13 +69,21 @@ Status Broker::Start() {
   scope.allow_domains = options_.allow_domains;
   scope.max_depth = options_.max_depth;
   scope.max_url_length = options_.max_url_length;
-  scope_ = std::make_unique<ScopePolicy>(std::move(scope));
+  scope.allow_patterns = options_.allow_patterns;
+  scope.deny_patterns = options_.deny_patterns;
+  scope.regex_copies = options_.link_threads + 1;  // +1: seeds are admitted on this thread
+  auto policy = ScopePolicy::Create(std::move(scope));
+  if (!policy.ok()) return policy.status();
+  scope_ = std::make_unique<ScopePolicy>(std::move(*policy));
 
   SocketSettings settings;
   auto socket = MakeSocket(context_, zmq::socket_type::router, settings);
   if (!socket.ok()) return socket.status();
   socket_ = std::move(*socket);
   socket_.set(zmq::sockopt::router_handover, 1);  // a reconnecting fetcher keeps its id
+  if (Status s = SecureServerSocket(context_, socket_, options_.bind, options_.security, &zap_); !s.ok()) {
+    return s;
+  }
   if (Status s = Bind(socket_, options_.bind); !s.ok()) return s;
   spdlog::info("frontier listening endpoint={} seeds={}", options_.bind, seeds.size());
   if (options_.metrics_port != 0) {
@@ -115,6 +126,7 @@ Status Broker::OpenState() {
   Status loaded = store_->LoadAll([&](StoredUrl&& url) {
     (void)visited_.InsertIfNew(url.url);
     ++counters_.admitted;
+    limits_->Restore(url.url, url.origin);
     switch (url.state) {
       case UrlState::kDone: ++done; break;
       case UrlState::kFailed: ++failed; break;
@@ -156,8 +168,9 @@ void Broker::AdmitResult(AdmissionResult& result) {
   counters_.links_out_of_scope += result.out_of_scope;
   counters_.links_duplicate += result.duplicates;
   for (AdmittedUrl& url : result.admitted) {
-    if (options_.max_pages > 0 && counters_.admitted >= options_.max_pages) {
+    if (std::string_view why = limits_->Admit(url.url, url.origin); !why.empty()) {
       ++counters_.links_over_limit;
+      spdlog::debug("over limit url={} reason={}", url.url, why);
       continue;
     }
     ++counters_.admitted;

@@ -16,7 +16,9 @@
 #include "common/clock.h"
 #include "common/envelope_codec.h"
 #include "common/metrics_server.h"
+#include "common/zap_authenticator.h"
 #include "common/status.h"
+#include "frontier/admission_limits.h"
 #include "frontier/crawl_scheduler.h"
 #include "frontier/frontier_options.h"
 #include "frontier/link_admitter.h"
@@ -82,11 +84,13 @@ class Broker {
   zmq::context_t& context_;
   const Clock& clock_;
   EnvelopeCodec codec_;
+  std::unique_ptr<ZapAuthenticator> zap_;  // CURVE allow-list, when enabled
   zmq::socket_t socket_;
 
   std::unique_ptr<ScopePolicy> scope_;
   VisitedSet visited_;
   std::unique_ptr<CrawlScheduler> scheduler_;
+  std::unique_ptr<AdmissionLimits> limits_;
   std::unique_ptr<LinkAdmitter> admitter_;
   uint64_t pending_admissions_ = 0;
   std::unique_ptr<StateStore> store_;  // null: memory only

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/logging.h"
+#include "common/security_options.h"
 
 namespace zcrawl::frontier {
 
@@ -98,6 +99,7 @@ struct FrontierOptions {
   // Exit when the crawl is finished (false: stay up for status queries).
   bool exit_when_done = true;
 
+  SecurityOptions security;
   LoggingOptions logging;
 };
 

@@ -69,6 +69,7 @@ void AddFlags(CLI::App& app, FrontierOptions& o) {
       ->capture_default_str();
   app.add_option("--summary-file", o.summary_file, "Write a JSON summary here on exit");
   app.add_flag("!--stay", o.exit_when_done, "Keep running after the crawl finished");
+  AddSecurityFlags(app, o.security, /*server=*/true, false, false);
   app.add_option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")
       ->capture_default_str();
   app.add_flag("--log-json", o.logging.json, "Log one JSON object per line");

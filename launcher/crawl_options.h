@@ -21,6 +21,10 @@ struct CrawlOptions {
   bool obey_robots = true;
   uint32_t retries = 3;
   std::vector<std::string> allow_domains;
+  std::vector<std::string> allow_patterns;  // --allow REGEX
+  std::vector<std::string> deny_patterns;   // --deny REGEX
+  uint64_t max_pages_per_host = 0;          // 0: unlimited
+  uint32_t max_query_variants = 1000;       // distinct queries per path (0: unlimited)
   std::string parser = "gumbo";
   // Components' log level; empty: warn on a terminal (the live progress
   // line says the rest), info otherwise.

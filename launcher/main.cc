@@ -80,7 +80,17 @@ void AddFlags(CLI::App& app, CrawlOptions& o) {
       ->check(CLI::Range(1u, 1000u));
   app.add_flag("!--no-robots", o.obey_robots, "Ignore robots.txt");
   app.add_option("--retries", o.retries, "Retries of a retryable failure")->capture_default_str();
-  app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains");
+  app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains")
+      ->allow_extra_args(false);
+  app.add_option("--allow", o.allow_patterns, "Only URLs matching this regex (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--deny", o.deny_patterns, "Never URLs matching this regex (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--max-pages-per-host", o.max_pages_per_host, "Most URLs per host (0: unlimited)")
+      ->capture_default_str();
+  app.add_option("--max-query-variants", o.max_query_variants,
+                 "Most distinct query strings per path, against calendar traps (0: unlimited)")
+      ->capture_default_str();
   app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str();
   app.add_option("--log-level", o.log_level,
                  "trace|debug|info|warn|error|off (default: warn on a terminal, else info)");
@@ -140,10 +150,11 @@ class Launcher {
         "--summary-file", summary_file_};
     if (!options_.obey_robots) frontier_args.push_back("--no-robots");
     if (options_.log_json) frontier_args.push_back("--log-json");
-    for (const auto& d : options_.allow_domains) {
-      frontier_args.push_back("--allow-domain");
-      frontier_args.push_back(d);
-    }
+    for (const auto& d : options_.allow_domains) frontier_args.push_back("--allow-domain=" + d);
+    for (const auto& p : options_.allow_patterns) frontier_args.push_back("--allow=" + p);
+    for (const auto& p : options_.deny_patterns) frontier_args.push_back("--deny=" + p);
+    frontier_args.push_back("--max-pages-per-host=" + std::to_string(options_.max_pages_per_host));
+    frontier_args.push_back("--max-query-variants=" + std::to_string(options_.max_query_variants));
     for (const auto& seed : options_.seeds) frontier_args.push_back(seed);
     children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
     std::vector<std::string> writer_args = {bin + "/zcrawl-writer", "--bind", writer_endpoint,

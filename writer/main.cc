@@ -29,6 +29,7 @@ void AddFlags(CLI::App& app, WriterOptions& o) {
       ->capture_default_str();
   app.add_option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat interval")->capture_default_str()
       ->check(CLI::Range(int64_t{10}, int64_t{600000}));
+  AddSecurityFlags(app, o.security, /*server=*/true, /*frontier_client=*/true, false);
   app.add_option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")
       ->capture_default_str();
   app.add_flag("--log-json", o.logging.json, "Log one JSON object per line");

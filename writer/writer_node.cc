@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/shutdown_signal.h"
+#include "common/socket_security.h"
 #include "common/zmq_io.h"
 
 namespace zcrawl::writer {
@@ -38,6 +39,9 @@ Status WriterNode::Start() {
   if (!socket.ok()) return socket.status();
   socket_ = std::move(*socket);
   socket_.set(zmq::sockopt::router_handover, 1);
+  if (Status s = SecureServerSocket(context_, socket_, options_.bind, options_.security, &zap_); !s.ok()) {
+    return s;
+  }
   if (Status s = Bind(socket_, options_.bind); !s.ok()) return s;
   if (!options_.frontier.empty()) {
     SocketSettings settings;
@@ -45,6 +49,9 @@ Status WriterNode::Start() {
     auto dealer = MakeSocket(context_, zmq::socket_type::dealer, settings);
     if (!dealer.ok()) return dealer.status();
     frontier_ = std::move(*dealer);
+    if (Status s = SecureClientSocket(frontier_, options_.security, options_.security.frontier_key); !s.ok()) {
+      return s;
+    }
     if (Status s = Connect(frontier_, options_.frontier); !s.ok()) return s;
     frontier_last_seen_ms_ = clock_.NowMs();
     SayReadyToFrontier();

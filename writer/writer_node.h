@@ -23,6 +23,7 @@
 #include "common/clock.h"
 #include "common/envelope_codec.h"
 #include "common/metrics_server.h"
+#include "common/zap_authenticator.h"
 #include "common/status.h"
 #include "writer/sink.h"
 #include "writer/writer_options.h"
@@ -75,6 +76,7 @@ class WriterNode {
   const Clock& clock_;
   EnvelopeCodec codec_;
   std::vector<std::unique_ptr<Sink>> sinks_;
+  std::unique_ptr<ZapAuthenticator> zap_;
   zmq::socket_t socket_;    // ROUTER for fetchers
   zmq::socket_t frontier_;  // DEALER, only when options_.frontier is set
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/logging.h"
+#include "common/security_options.h"
 #include "writer/sink_options.h"
 
 namespace zcrawl::writer {
@@ -27,6 +28,7 @@ struct WriterOptions {
   int64_t heartbeat_ms = 1000;
   uint32_t liveness = 5;
   SinkOptions sink;
+  SecurityOptions security;
   LoggingOptions logging;
 };
 

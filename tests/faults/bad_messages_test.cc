@@ -45,7 +45,9 @@ class RawDealer {
   RawDealer(zmq::context_t& context, const std::string& endpoint, const std::string& routing_id)
       : socket_(context, zmq::socket_type::dealer) {
     socket_.set(zmq::sockopt::routing_id, routing_id);
-    socket_.set(zmq::sockopt::linger, 0);
+    // Closing must not discard what is still queued: the garbage has to
+    // arrive. Bounded, so a dead peer cannot hang the test.
+    socket_.set(zmq::sockopt::linger, 5000);
     socket_.connect(endpoint);
   }
 
@@ -218,6 +220,7 @@ class BadMessagesTest : public ::testing::Test {
     }
     EXPECT_TRUE(disconnected) << name << " kept the connection of a peer that sent a 65 MiB frame";
     zmq_socket_monitor(big.socket().handle(), nullptr, 0);
+    big.socket().set(zmq::sockopt::linger, 0);  // never resend the giant
   }
 
   // Garbage straight over TCP, not ZeroMQ at all: random bytes and an HTTP
