@@ -138,7 +138,9 @@ def main():
     p("")
     p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | peak RSS MB (sum) |")
     p("|---|---|---:|---:|---:|---:|---:|")
-    for label in ("zcrawl", "zcrawl-myhtml", "wget2", "wget"):
+    p("zcrawl-myhtml-ph16: the same with `%s --parser myhtml`." % machine.get("zc_fast_ph16"))
+    p("")
+    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-myhtml-ph16", "wget2", "wget"):
       if label in fast:
         s = fast[label]
         p("| %s | %s | %.1f | %.0f (%.0f-%.0f) | %.1f | %.3f | %.1f |" % (
@@ -163,7 +165,7 @@ def main():
         for zl in zlabels:
           p("%s reaches %.0f%% of nginx's all-pages ceiling (%.0f requests/s)." % (
               zl, 100 * fast[zl]["pps"] / ceiling["all-pages"][1], ceiling["all-pages"][1]))
-      for zl in zlabels:
+      for zl in [l for l in ("zcrawl", "zcrawl-myhtml", "zcrawl-myhtml-ph16") if l in fast]:
         split = process_split(by[("fast", zl)])
         if not split:
           continue
@@ -228,17 +230,18 @@ def main():
             (full[1] - small[1]) * 1024 / (known - 100)))
       p("")
 
-  for name, title in (("profile-comm.txt", "Profile: CPU samples per thread name"),
-                      ("profile-dso.txt", "Profile: per thread name and library"),
-                      ("profile-sym.txt", "Profile: top functions")):
-    path = os.path.join(work, name)
-    if os.path.exists(path) and os.path.getsize(path) > 0:
-      p("## %s (perf record -a -e cpu-clock)" % title)
-      p("")
-      p("```")
-      out.extend(line.rstrip("\n") for line in open(path))
-      p("```")
-      p("")
+  for parser in ("gumbo", "myhtml"):
+    for name, title in (("comm", "CPU samples per process name"),
+                        ("dso", "per process name and library"),
+                        ("sym", "top functions")):
+      path = os.path.join(work, "profile-%s-%s.txt" % (parser, name))
+      if os.path.exists(path) and os.path.getsize(path) > 0:
+        p("## Profile, --parser %s: %s (perf record -a -e cpu-clock, whole machine)" % (parser, title))
+        p("")
+        p("```")
+        out.extend(line.rstrip("\n") for line in open(path))
+        p("```")
+        p("")
 
   micro = os.path.join(work, "micro.txt")
   if os.path.exists(micro) and os.path.getsize(micro) > 0:

@@ -15,7 +15,8 @@
 #     flight, wget2 at 16, against the bound in_flight / latency;
 #  6. "memory": a 100-URL zcrawl crawl, whose frontier RSS is subtracted from
 #     the full crawl's to estimate frontier bytes per known URL;
-#  7. "profile" (only when asked): perf record -a on one zcrawl crawl;
+#  7. "profile" (only when asked): perf record -a on one zcrawl crawl per
+#     parser (gumbo, myhtml), flat profiles per process;
 #  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR.
 # Then prints the results table (medians) and ratios, also written to
 # WORK/results.md.
@@ -32,9 +33,10 @@
 #   --zcrawl-fast ARGS   zcrawl flags for "fast" (default below)
 #   --zcrawl-slow ARGS   zcrawl flags for "slow" (default below)
 #   --wget2-threads N    wget2 --max-threads (16)
-#   --crawlers LIST      which runs, from zcrawl,zcrawl-myhtml,zcrawl-32,wget2,wget
-#                        (default: all; zcrawl-32 runs in "slow" only, wget
-#                        in "fast" only)
+#   --crawlers LIST      which runs, from zcrawl,zcrawl-myhtml,
+#                        zcrawl-myhtml-ph16,zcrawl-32,wget2,wget (default:
+#                        all; zcrawl-32 runs in "slow" only, wget and
+#                        zcrawl-myhtml-ph16 in "fast" only)
 #   --site DIR           reuse (or create) the generated site in DIR
 #   --work DIR           working folder (default: a new /tmp/zcrawl-bench.*)
 #   --keep               keep the working folder
@@ -72,13 +74,16 @@ HOSTS=4
 PAGES_PER_HOST=5000
 PAGE_BYTES=18000
 LATENCY_MS=20
-# 2 cores: two fetcher processes keep both busy; 16 per host x 4 hosts is
-# enough in flight when responses take no time.
-ZC_FAST="--fetchers 2 --threads 16 --per-host 16"
+# 2 cores: two fetcher processes keep both busy; 32 in flight is plenty
+# when responses take no time. per-host x hosts = fetchers x threads on
+# purpose: with more per-host room than fetcher slots the frontier busy-polls
+# (see RESULTS.md); "zcrawl-myhtml-ph16" measures exactly that case.
+ZC_FAST="--fetchers 2 --threads 16 --per-host 8"
+ZC_FAST_PH16="--fetchers 2 --threads 16 --per-host 16"
 ZC_SLOW="--fetchers 4 --threads 64 --per-host 64"
 ZC_SLOW32="--fetchers 2 --threads 16 --per-host 8"
 WGET2_THREADS=16
-CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-32,wget2,wget"
+CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-myhtml-ph16,zcrawl-32,wget2,wget"
 SITE_DIR=""
 WORK=""
 KEEP=0
@@ -156,7 +161,7 @@ stop_nginx() {
 }
 cleanup() {
   stop_nginx
-  if [ "$KEEP" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK/out" "$WORK/bin" "$WORK/perf.data"; fi
+  if [ "$KEEP" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK/out" "$WORK/bin" "$WORK"/perf-*.data; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -371,6 +376,7 @@ EOF
   echo "site_bytes=$(du -sb "$SITE_DIR" | cut -f1)"
   echo "latency_ms=$LATENCY_MS"
   echo "zc_fast=$ZC_FAST"
+  echo "zc_fast_ph16=$ZC_FAST_PH16"
   echo "zc_slow=$ZC_SLOW"
   echo "zc_slow32=$ZC_SLOW32"
   echo "wget2_threads=$WGET2_THREADS"
@@ -392,6 +398,10 @@ if part ceiling || part fast || part memory || part profile; then
       # shellcheck disable=SC2086
       if crawler_on zcrawl-myhtml; then run_crawler fast zcrawl-myhtml "$r" zcrawl $ZC_FAST --parser myhtml; fi
       if crawler_on wget; then run_crawler fast wget "$r" wget; fi
+      # shellcheck disable=SC2086
+      if crawler_on zcrawl-myhtml-ph16; then
+        run_crawler fast zcrawl-myhtml-ph16 "$r" zcrawl $ZC_FAST_PH16 --parser myhtml
+      fi
     done
   fi
   if part memory; then
@@ -399,21 +409,25 @@ if part ceiling || part fast || part memory || part profile; then
     EXPECT=100 run_crawler memory zcrawl-100 1 zcrawl $ZC_FAST --max-pages 100
   fi
   if part profile; then
-    log "profiling one zcrawl crawl with perf (cpu-clock samples, all CPUs)"
-    perf record -a -e cpu-clock -F 999 -o "$WORK/perf.data" -- \
-      env ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$WORK/logs/profile.rusage" \
-      "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --delay-ms 0 --no-robots \
-      --out "$WORK/out/profile" --format files --log-level warn > "$WORK/logs/profile.log" 2>&1 || true
-    local_report() { perf report -i "$WORK/perf.data" --no-children --stdio "$@" 2>/dev/null \
-                       | grep -v '^#' | grep -v '^$' || true; }
-    local_report --sort comm | head -20 > "$WORK/profile-comm.txt"
-    local_report --sort comm,dso | head -40 > "$WORK/profile-dso.txt"
-    : > "$WORK/profile-sym.txt"
-    for c in zcrawl-fetcher zcrawl-frontier zcrawl-writer; do
-      { echo "== $c: top functions, % of this process's samples"
-        local_report --comms "$c" --percentage relative --sort dso,sym | head -30; } >> "$WORK/profile-sym.txt"
+    for parser in gumbo myhtml; do
+      log "profiling one zcrawl crawl (--parser $parser) with perf (cpu-clock samples, all CPUs)"
+      # shellcheck disable=SC2086
+      perf record -a -e cpu-clock -F 999 -o "$WORK/perf-$parser.data" -- \
+        env ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$WORK/logs/profile-$parser.rusage" \
+        "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --parser "$parser" --delay-ms 0 \
+        --no-robots --out "$WORK/out/profile-$parser" --format files --log-level warn \
+        > "$WORK/logs/profile-$parser.log" 2>&1 || true
+      report() { perf report -i "$WORK/perf-$parser.data" --no-children --stdio "$@" 2>/dev/null \
+                   | grep -v '^#' | grep -v '^$' || true; }
+      report --sort comm | head -12 > "$WORK/profile-$parser-comm.txt"
+      report --sort comm,dso | head -30 > "$WORK/profile-$parser-dso.txt"
+      : > "$WORK/profile-$parser-sym.txt"
+      for c in zcrawl-fetcher zcrawl-frontier zcrawl-writer; do
+        { echo "== $c: top functions, % of this process's samples"
+          report --comms "$c" --percentage relative --sort dso,sym | head -25; } >> "$WORK/profile-$parser-sym.txt"
+      done
+      log "profile: $WORK/profile-$parser-{comm,dso,sym}.txt"
     done
-    log "profile: $WORK/profile-{comm,dso,sym}.txt"
   fi
   stop_nginx
   settle

@@ -21,6 +21,9 @@
 namespace zcrawl::testing {
 namespace {
 
+// A refusal must come quickly; a run still going after this was not refused.
+constexpr int kRefusalMs = 20000;
+
 struct Refusal {
   std::optional<int> exit_code;
   std::string output;  // stdout and stderr
@@ -64,21 +67,39 @@ class BadConfigTest : public ::testing::Test {
   }
 
   std::string Bin(const std::string& name) const { return BinDir() + "/zcrawl-" + name; }
-  std::vector<std::string> Crawl() const { return {SourceDir() + "/run", "crawl"}; }
+  // `./run crawl ARGS` on ports of our choosing (unless ARGS sets them), so
+  // that its children can be found by port if they outlive it.
+  std::vector<std::string> Crawl(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {SourceDir() + "/run", "crawl"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    for (const char* flag : {"--frontier-port", "--writer-port"}) {
+      if (std::find(args.begin(), args.end(), flag) != args.end()) continue;
+      argv.push_back(flag);
+      argv.push_back(std::to_string(FreeLoopbackPort()));
+    }
+    return argv;
+  }
   // A seed nobody serves; never fetched because start-up must fail first.
   std::string Seed() const { return "http://127.0.0.1:9/"; }
 
-  // Runs argv (plus nothing else) and collects what a user would see.
-  // `marker` is a string in the command line of every process this run
-  // could start (e.g. the test's folder), to find leftovers.
-  Refusal Run(const std::vector<std::string>& argv, const std::string& marker) {
+  // Runs argv and collects what a user would see. Every process this run
+  // starts has the test's folder, or one of the ports on the command line
+  // (`./run crawl` children), in its own command line: that finds leftovers.
+  Refusal Run(const std::vector<std::string>& argv) {
+    std::vector<std::string> markers = {dir_};
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--frontier-port" || argv[i] == "--writer-port") {
+        markers.push_back("127.0.0.1:" + argv[i + 1]);
+      }
+    }
     const std::string log = dir_ + "/run-" + std::to_string(++runs_) + ".log";
     TestProcess process;
     process.Start(argv, log, {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
     Refusal result;
-    result.exit_code = process.Wait(30000);
-    if (!result.exit_code) {
-      process.Signal(SIGKILL);
+    result.exit_code = process.Wait(kRefusalMs);
+    if (!result.exit_code) {  // not refused: stop it, politely first
+      process.Signal(SIGTERM);
+      if (!process.Wait(5000)) process.Signal(SIGKILL);
       process.Wait(5000);
     }
     result.output = ReadFile(log);
@@ -87,7 +108,10 @@ class BadConfigTest : public ::testing::Test {
     // dying one a moment, then clean up whatever is left.
     const int64_t deadline = SteadyNowMs() + 2000;
     do {
-      result.leftovers = PidsWithArgument(marker);
+      result.leftovers.clear();
+      for (const auto& marker : markers) {
+        for (pid_t pid : PidsWithArgument(marker)) result.leftovers.push_back(pid);
+      }
       if (result.leftovers.empty()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     } while (SteadyNowMs() < deadline);
@@ -98,7 +122,7 @@ class BadConfigTest : public ::testing::Test {
   // Non-zero exit (not a signal), exactly one line, and that line names
   // every one of `mentions`; nothing that looks like a crash.
   static void ExpectCleanRefusal(const Refusal& r, const std::vector<std::string>& mentions) {
-    ASSERT_TRUE(r.exit_code.has_value()) << "still running after 30 s:\n" << r.output;
+    ASSERT_TRUE(r.exit_code.has_value()) << "still running after " << kRefusalMs << " ms:\n" << r.output;
     EXPECT_NE(*r.exit_code, 0) << r.output;
     EXPECT_LT(*r.exit_code, 128) << "killed by a signal:\n" << r.output;
     EXPECT_EQ(r.lines.size(), 1u) << "want one line, got:\n" << r.output;
@@ -122,23 +146,21 @@ class BadConfigTest : public ::testing::Test {
 // --- unknown flags -------------------------------------------------------
 
 TEST_F(BadConfigTest, UnknownFlagIsNamedByEveryBinary) {
-  ExpectCleanRefusal(Run({Bin("frontier"), "--summary-file", dir_ + "/s.json", "--no-such-flag", Seed()}, dir_),
+  ExpectCleanRefusal(Run({Bin("frontier"), "--summary-file", dir_ + "/s.json", "--no-such-flag", Seed()}),
                      {"--no-such-flag"});
-  ExpectCleanRefusal(Run({Bin("writer"), "--out", dir_ + "/out", "--no-such-flag"}, dir_),
+  ExpectCleanRefusal(Run({Bin("writer"), "--out", dir_ + "/out", "--no-such-flag"}),
                      {"--no-such-flag"});
-  ExpectCleanRefusal(Run({Bin("fetcher"), "--user-agent", dir_, "--no-such-flag"}, dir_),
+  ExpectCleanRefusal(Run({Bin("fetcher"), "--user-agent", dir_, "--no-such-flag"}),
                      {"--no-such-flag"});
-  auto crawl = Crawl();
-  crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", "--no-such-flag"});
-  ExpectCleanRefusal(Run(crawl, dir_), {"--no-such-flag"});
+  const auto crawl = Crawl({Seed(), "--out", dir_ + "/out", "--no-such-flag"});
+  ExpectCleanRefusal(Run(crawl), {"--no-such-flag"});
 }
 
 TEST_F(BadConfigTest, OutOfRangeValueIsNamed) {
-  ExpectCleanRefusal(Run({Bin("fetcher"), "--threads", "0", "--user-agent", dir_}, dir_),
+  ExpectCleanRefusal(Run({Bin("fetcher"), "--threads", "0", "--user-agent", dir_}),
                      {"--threads"});
-  auto crawl = Crawl();
-  crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", "--delay-ms", "-5"});
-  ExpectCleanRefusal(Run(crawl, dir_), {"--delay-ms"});
+  const auto crawl = Crawl({Seed(), "--out", dir_ + "/out", "--delay-ms", "-5"});
+  ExpectCleanRefusal(Run(crawl), {"--delay-ms"});
 }
 
 // --- bad seeds -------------------------------------------------------------
@@ -147,24 +169,22 @@ TEST_F(BadConfigTest, FrontierRefusesBadSeedUrlsBeforeBinding) {
   for (const std::string seed : {"not a url", "ftp://127.0.0.1/x", "http://", "http://exa mple.com/"}) {
     SCOPED_TRACE(seed);
     const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
-    ExpectCleanRefusal(Run({Bin("frontier"), "--bind", endpoint, "--state", dir_ + "/state", seed}, dir_),
+    ExpectCleanRefusal(Run({Bin("frontier"), "--bind", endpoint, "--state", dir_ + "/state", seed}),
                        {seed});
   }
 }
 
 TEST_F(BadConfigTest, RunCrawlRefusesABadSeedWithoutStartingAnything) {
-  auto crawl = Crawl();
-  crawl.insert(crawl.end(), {"not a url", "--out", dir_ + "/out"});
-  const Refusal r = Run(crawl, dir_);
+  const auto crawl = Crawl({"not a url", "--out", dir_ + "/out"});
+  const Refusal r = Run(crawl);
   ExpectCleanRefusal(r, {"not a url"});
   EXPECT_EQ(r.output.find("writer listening"), std::string::npos) << "started a writer:\n" << r.output;
   EXPECT_EQ(r.output.find("fetcher started"), std::string::npos) << "started a fetcher:\n" << r.output;
 }
 
 TEST_F(BadConfigTest, RunCrawlWithoutSeedsSaysSo) {
-  auto crawl = Crawl();
-  crawl.insert(crawl.end(), {"--out", dir_ + "/out"});
-  ExpectCleanRefusal(Run(crawl, dir_), {"seed"});
+  const auto crawl = Crawl({"--out", dir_ + "/out"});
+  ExpectCleanRefusal(Run(crawl), {"seed"});
 }
 
 // --- unwritable output -------------------------------------------------------
@@ -172,21 +192,20 @@ TEST_F(BadConfigTest, RunCrawlWithoutSeedsSaysSo) {
 TEST_F(BadConfigTest, WriterRefusesAnUnwritableOutputFolder) {
   const std::string out = not_a_folder_ + "/out";
   const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
-  ExpectCleanRefusal(Run({Bin("writer"), "--bind", endpoint, "--out", out}, dir_), {out});
+  ExpectCleanRefusal(Run({Bin("writer"), "--bind", endpoint, "--out", out}), {out});
 }
 
 TEST_F(BadConfigTest, FrontierRefusesAnUnwritableStateFolder) {
   const std::string state = not_a_folder_ + "/state";
   const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
-  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", endpoint, "--state", state, Seed()}, dir_),
+  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", endpoint, "--state", state, Seed()}),
                      {state});
 }
 
 TEST_F(BadConfigTest, RunCrawlRefusesAnUnwritableOutputFolder) {
   const std::string out = not_a_folder_ + "/out";
-  auto crawl = Crawl();
-  crawl.insert(crawl.end(), {Seed(), "--out", out});
-  ExpectCleanRefusal(Run(crawl, dir_), {out});
+  const auto crawl = Crawl({Seed(), "--out", out});
+  ExpectCleanRefusal(Run(crawl), {out});
 }
 
 // --- ports in use and bad endpoints -----------------------------------------
@@ -195,9 +214,9 @@ TEST_F(BadConfigTest, FrontierAndWriterNameTheBusyPort) {
   BusyPort busy;
   ASSERT_GT(busy.port(), 0);
   const std::string port = std::to_string(busy.port());
-  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", busy.endpoint(), "--state", dir_ + "/state", Seed()}, dir_),
+  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", busy.endpoint(), "--state", dir_ + "/state", Seed()}),
                      {port, "in use"});
-  ExpectCleanRefusal(Run({Bin("writer"), "--bind", busy.endpoint(), "--out", dir_ + "/out"}, dir_),
+  ExpectCleanRefusal(Run({Bin("writer"), "--bind", busy.endpoint(), "--out", dir_ + "/out"}),
                      {port, "in use"});
 }
 
@@ -207,43 +226,40 @@ TEST_F(BadConfigTest, RunCrawlNamesTheBusyPort) {
     BusyPort busy;
     ASSERT_GT(busy.port(), 0);
     const std::string port = std::to_string(busy.port());
-    auto crawl = Crawl();
-    crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", flag, port});
-    const Refusal r = Run(crawl, dir_);
+    const auto crawl = Crawl({Seed(), "--out", dir_ + "/out", flag, port});
+    const Refusal r = Run(crawl);
     ExpectCleanRefusal(r, {port, "in use"});
     EXPECT_EQ(r.output.find("fetcher started"), std::string::npos) << "started a fetcher:\n" << r.output;
   }
 }
 
 TEST_F(BadConfigTest, BadEndpointsAreNamed) {
-  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", "not-an-endpoint", "--state", dir_ + "/state", Seed()}, dir_),
+  ExpectCleanRefusal(Run({Bin("frontier"), "--bind", "not-an-endpoint", "--state", dir_ + "/state", Seed()}),
                      {"not-an-endpoint"});
-  ExpectCleanRefusal(Run({Bin("writer"), "--bind", "not-an-endpoint", "--out", dir_ + "/out"}, dir_),
+  ExpectCleanRefusal(Run({Bin("writer"), "--bind", "not-an-endpoint", "--out", dir_ + "/out"}),
                      {"not-an-endpoint"});
-  ExpectCleanRefusal(Run({Bin("fetcher"), "--frontier", "not-an-endpoint", "--user-agent", dir_}, dir_),
+  ExpectCleanRefusal(Run({Bin("fetcher"), "--frontier", "not-an-endpoint", "--user-agent", dir_}),
                      {"not-an-endpoint"});
 }
 
 TEST_F(BadConfigTest, UnknownChoicesAreNamed) {
-  ExpectCleanRefusal(Run({Bin("writer"), "--format", "nope", "--out", dir_ + "/out"}, dir_), {"nope"});
-  ExpectCleanRefusal(Run({Bin("fetcher"), "--parser", "nope", "--user-agent", dir_}, dir_), {"nope"});
-  auto crawl = Crawl();
-  crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", "--parser", "nope"});
-  ExpectCleanRefusal(Run(crawl, dir_), {"nope"});
+  ExpectCleanRefusal(Run({Bin("writer"), "--format", "nope", "--out", dir_ + "/out"}), {"nope"});
+  ExpectCleanRefusal(Run({Bin("fetcher"), "--parser", "nope", "--user-agent", dir_}), {"nope"});
+  const auto crawl = Crawl({Seed(), "--out", dir_ + "/out", "--parser", "nope"});
+  ExpectCleanRefusal(Run(crawl), {"nope"});
 }
 
 // --- config files -------------------------------------------------------------
 
 TEST_F(BadConfigTest, MissingOrWrongConfigFileIsNamed) {
   const std::string missing = dir_ + "/missing.toml";
-  ExpectCleanRefusal(Run({Bin("frontier"), "--config", missing, "--summary-file", dir_ + "/s.json", Seed()}, dir_), {"missing.toml"});
+  ExpectCleanRefusal(Run({Bin("frontier"), "--config", missing, "--summary-file", dir_ + "/s.json", Seed()}), {"missing.toml"});
   const std::string wrong = dir_ + "/wrong.toml";
   std::ofstream(wrong) << "delay-mss = 5\n";
-  ExpectCleanRefusal(Run({Bin("writer"), "--config", wrong, "--out", dir_ + "/out"}, dir_),
+  ExpectCleanRefusal(Run({Bin("writer"), "--config", wrong, "--out", dir_ + "/out"}),
                      {"delay-mss"});
-  auto crawl = Crawl();
-  crawl.insert(crawl.end(), {Seed(), "--out", dir_ + "/out", "--config", wrong});
-  ExpectCleanRefusal(Run(crawl, dir_), {"delay-mss"});
+  const auto crawl = Crawl({Seed(), "--out", dir_ + "/out", "--config", wrong});
+  ExpectCleanRefusal(Run(crawl), {"delay-mss"});
 }
 
 }  // namespace

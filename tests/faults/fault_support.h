@@ -1,13 +1,12 @@
-// Small helpers shared by the fault-injection tests (tests/faults/): free
-// loopback ports, a steady clock, and finding processes by their command
-// line so a test can prove nothing it started is left running.
+// Small helpers shared by the fault-injection tests (tests/faults/): a
+// steady clock, and finding processes by their command line so a test can
+// prove nothing it started is left running. (FreeLoopbackPort is in
+// tests/support/test_process.h.)
 //
 // Header-only on purpose: each fault test is one source file, registered
 // with one zcrawl_test line. Stateless functions; safe from any thread.
 #pragma once
 
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -25,24 +24,6 @@ namespace zcrawl::testing {
 inline int64_t SteadyNowMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's
-// pick for port 0). Racy by nature; good enough for tests.
-inline int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
 }
 
 // Pids of live processes (not zombies) one of whose command-line arguments

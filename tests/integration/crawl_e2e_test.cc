@@ -122,8 +122,8 @@ TEST_F(SiteFixture, RunCrawlStoresEveryReachablePageOnceAndExitsPromptly) {
 }
 
 TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) {
-  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(28000 + getpid() % 1000);
-  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(29000 + getpid() % 1000);
+  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   TestProcess frontier, writer, early, late;
   // A small politeness delay stretches the crawl so the fetchers overlap.
   frontier.Start(FrontierArgs(frontier_ep, 5), out_ + "/frontier.log");
@@ -148,8 +148,8 @@ TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) 
 }
 
 TEST_F(SiteFixture, KilledFetcherLeasesReturnAndTheCrawlCompletes) {
-  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(30000 + getpid() % 1000);
-  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(31000 + getpid() % 1000);
+  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   TestProcess frontier, writer, victim, survivor;
   frontier.Start(FrontierArgs(frontier_ep, 5), out_ + "/frontier.log");
   writer.Start(WriterArgs(writer_ep, frontier_ep), out_ + "/writer.log");

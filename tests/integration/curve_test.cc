@@ -40,8 +40,8 @@ class CurveTest : public ::testing::Test {
   }
 
   std::string dir_;
-  std::string frontier_ep_ = "tcp://127.0.0.1:" + std::to_string(35000 + getpid() % 1000);
-  std::string writer_ep_ = "tcp://127.0.0.1:" + std::to_string(36000 + getpid() % 1000);
+  std::string frontier_ep_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  std::string writer_ep_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
 };
 
 TEST_F(CurveTest, OnlyAllowedFetchersTakePartInTheCrawl) {
@@ -86,7 +86,7 @@ TEST_F(CurveTest, OnlyAllowedFetchersTakePartInTheCrawl) {
 
 TEST_F(CurveTest, BindingBeyondLoopbackWithoutCurveIsRefused) {
   TestProcess frontier;
-  frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", "tcp://0.0.0.0:" + std::to_string(37000 + getpid() % 1000),
+  frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", "tcp://0.0.0.0:" + std::to_string(FreeLoopbackPort()),
                   "http://127.0.0.1:9/"},
                  dir_ + "/refused.log");
   EXPECT_EQ(frontier.Wait(10000).value_or(-1), 2);

@@ -44,20 +44,21 @@ std::string ScrapeUntil(uint16_t port, const std::string& needle) {
 
 TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
   const std::string dir = MakeTempDir("metrics");
-  const uint16_t base = static_cast<uint16_t>(33000 + getpid() % 1000);
+  const uint16_t frontier_metrics = FreeLoopbackPort();
+  const uint16_t writer_metrics = FreeLoopbackPort();
   TestProcess frontier, writer;
-  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(base + 2000);
+  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", frontier_ep, "--stay", "--metrics-port",
-                  std::to_string(base), "http://127.0.0.1:9/"},
+                  std::to_string(frontier_metrics), "http://127.0.0.1:9/"},
                  dir + "/frontier.log");
-  writer.Start({BinDir() + "/zcrawl-writer", "--bind", "tcp://127.0.0.1:" + std::to_string(base + 2001),
-                "--out", dir + "/out", "--metrics-port", std::to_string(base + 1)},
+  writer.Start({BinDir() + "/zcrawl-writer", "--bind", "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort()),
+                "--out", dir + "/out", "--metrics-port", std::to_string(writer_metrics)},
                dir + "/writer.log");
-  const std::string f = ScrapeUntil(base, "zcrawl_frontier_urls_waiting 1");
+  const std::string f = ScrapeUntil(frontier_metrics, "zcrawl_frontier_urls_waiting 1");
   EXPECT_NE(f.find("HTTP/1.1 200 OK"), std::string::npos) << f << ReadFile(dir + "/frontier.log");
   EXPECT_NE(f.find("# TYPE zcrawl_frontier_urls_done_total counter"), std::string::npos) << f;
   EXPECT_NE(f.find("zcrawl_frontier_urls_waiting 1"), std::string::npos) << f;
-  const std::string w = ScrapeUntil(base + 1, "zcrawl_writer_pages_stored_total 0");
+  const std::string w = ScrapeUntil(writer_metrics, "zcrawl_writer_pages_stored_total 0");
   EXPECT_NE(w.find("zcrawl_writer_pages_stored_total 0"), std::string::npos) << w << ReadFile(dir + "/writer.log");
   frontier.Signal(SIGTERM);
   writer.Signal(SIGTERM);

@@ -114,8 +114,8 @@ class ReplacementWriterTest : public ::testing::Test {
 };
 
 TEST_F(ReplacementWriterTest, PythonSqliteWriterStoresEveryPageOnceAndAllProcessesExitCleanly) {
-  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(32000 + getpid() % 1000);
-  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(33000 + getpid() % 1000);
+  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   TestProcess frontier, writer, fetcher_a, fetcher_b;
   frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", frontier_ep, "--delay-ms", "0",
                   "--heartbeat-ms", "200", "--liveness", "5", "--per-host", "4",

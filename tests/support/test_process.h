@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +47,9 @@ std::string ReadFile(const std::string& path);
 }  // namespace zcrawl::testing
 
 namespace zcrawl::testing {
+
+// A port on 127.0.0.1 that was free a moment ago (the kernel's choice).
+uint16_t FreeLoopbackPort();
 
 // Pids of the direct children of `parent` whose command name is `comm`
 // (as in /proc/PID/comm, at most 15 characters).
