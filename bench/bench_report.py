@@ -187,19 +187,19 @@ def main():
     p("## %g ms server latency per response" % latency_ms)
     p("")
     p("Concurrency bound = requests in flight / latency. zcrawl `%s` and `%s`; wget2 `--max-threads %s`." % (
-        machine.get("zc_slow"), machine.get("zc_slow32"), machine.get("wget2_threads")))
+        machine.get("zc_slow"), machine.get("zc_slow16"), machine.get("wget2_threads")))
     p("")
     p("| crawler | in flight | bound pages/s | pages stored | wall s | pages/s | of bound | CPU ms/page | peak RSS MB |")
     p("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     hosts = 4
-    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-32", "wget2"):
+    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-16", "wget2"):
       if label not in slow:
         continue
       s = slow[label]
       if label == "wget2":
         flight = int(machine.get("wget2_threads", "16"))
       else:
-        slots, per_host = in_flight(machine.get("zc_slow32" if label == "zcrawl-32" else "zc_slow", ""))
+        slots, per_host = in_flight(machine.get("zc_slow16" if label == "zcrawl-16" else "zc_slow", ""))
         flight = min(slots, per_host * hosts)
       bound = flight * 1000.0 / latency_ms
       p("| %s | %d | %.0f | %s | %.1f | %.0f | %.0f%% | %.3f | %.1f |" % (
@@ -207,7 +207,7 @@ def main():
           s["cpu_per_page"], s["rss_mb"]))
     if "wget2" in slow:
       p("")
-      for zl in ("zcrawl", "zcrawl-myhtml", "zcrawl-32"):
+      for zl in ("zcrawl", "zcrawl-myhtml", "zcrawl-16"):
         if zl in slow:
           p("%s / wget2: %.2fx pages/s, %.2fx CPU ms/page, %.2fx peak RSS." % (
               zl, slow[zl]["pps"] / slow["wget2"]["pps"],
@@ -236,7 +236,7 @@ def main():
                         ("sym", "top functions")):
       path = os.path.join(work, "profile-%s-%s.txt" % (parser, name))
       if os.path.exists(path) and os.path.getsize(path) > 0:
-        p("## Profile, --parser %s: %s (perf record -a -e cpu-clock, whole machine)" % (parser, title))
+        p("## Profile, --parser %s: %s (perf record -e cpu-clock, zcrawl processes only)" % (parser, title))
         p("")
         p("```")
         out.extend(line.rstrip("\n") for line in open(path))

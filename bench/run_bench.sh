@@ -11,11 +11,11 @@
 #     --parser myhtml), wget and wget2, every page written to disk,
 #     politeness off; REPEATS rounds, crawlers interleaved;
 #  5. "slow": the same with 20 ms of server latency per response (nginx echo
-#     module's echo_sleep): zcrawl at 256 (gumbo, myhtml) and 32 requests in
+#     module's echo_sleep): zcrawl at 256 (gumbo, myhtml) and 16 requests in
 #     flight, wget2 at 16, against the bound in_flight / latency;
 #  6. "memory": a 100-URL zcrawl crawl, whose frontier RSS is subtracted from
 #     the full crawl's to estimate frontier bytes per known URL;
-#  7. "profile" (only when asked): perf record -a on one zcrawl crawl per
+#  7. "profile" (only when asked): perf record on one zcrawl crawl per
 #     parser (gumbo, myhtml), flat profiles per process;
 #  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR.
 # Then prints the results table (medians) and ratios, also written to
@@ -34,8 +34,8 @@
 #   --zcrawl-slow ARGS   zcrawl flags for "slow" (default below)
 #   --wget2-threads N    wget2 --max-threads (16)
 #   --crawlers LIST      which runs, from zcrawl,zcrawl-myhtml,
-#                        zcrawl-myhtml-ph16,zcrawl-32,wget2,wget (default:
-#                        all; zcrawl-32 runs in "slow" only, wget and
+#                        zcrawl-myhtml-ph16,zcrawl-16,wget2,wget (default:
+#                        all; zcrawl-16 runs in "slow" only, wget and
 #                        zcrawl-myhtml-ph16 in "fast" only)
 #   --site DIR           reuse (or create) the generated site in DIR
 #   --work DIR           working folder (default: a new /tmp/zcrawl-bench.*)
@@ -81,9 +81,9 @@ LATENCY_MS=20
 ZC_FAST="--fetchers 2 --threads 16 --per-host 8"
 ZC_FAST_PH16="--fetchers 2 --threads 16 --per-host 16"
 ZC_SLOW="--fetchers 4 --threads 64 --per-host 64"
-ZC_SLOW32="--fetchers 2 --threads 16 --per-host 8"
+ZC_SLOW16="--fetchers 2 --threads 8 --per-host 4"
 WGET2_THREADS=16
-CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-myhtml-ph16,zcrawl-32,wget2,wget"
+CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-myhtml-ph16,zcrawl-16,wget2,wget"
 SITE_DIR=""
 WORK=""
 KEEP=0
@@ -378,7 +378,7 @@ EOF
   echo "zc_fast=$ZC_FAST"
   echo "zc_fast_ph16=$ZC_FAST_PH16"
   echo "zc_slow=$ZC_SLOW"
-  echo "zc_slow32=$ZC_SLOW32"
+  echo "zc_slow16=$ZC_SLOW16"
   echo "wget2_threads=$WGET2_THREADS"
   echo "repeats=$REPEATS"
   echo "load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -410,9 +410,9 @@ if part ceiling || part fast || part memory || part profile; then
   fi
   if part profile; then
     for parser in gumbo myhtml; do
-      log "profiling one zcrawl crawl (--parser $parser) with perf (cpu-clock samples, all CPUs)"
+      log "profiling one zcrawl crawl (--parser $parser) with perf (cpu-clock samples of its process tree)"
       # shellcheck disable=SC2086
-      perf record -a -e cpu-clock -F 999 -o "$WORK/perf-$parser.data" -- \
+      perf record -e cpu-clock -F 999 -o "$WORK/perf-$parser.data" -- \
         env ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$WORK/logs/profile-$parser.rusage" \
         "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --parser "$parser" --delay-ms 0 \
         --no-robots --out "$WORK/out/profile-$parser" --format files --log-level warn \
@@ -442,7 +442,7 @@ if part slow; then
     # shellcheck disable=SC2086
     if crawler_on zcrawl-myhtml; then run_crawler slow zcrawl-myhtml "$r" zcrawl $ZC_SLOW --parser myhtml; fi
     # shellcheck disable=SC2086
-    if crawler_on zcrawl-32; then run_crawler slow zcrawl-32 "$r" zcrawl $ZC_SLOW32; fi
+    if crawler_on zcrawl-16; then run_crawler slow zcrawl-16 "$r" zcrawl $ZC_SLOW16; fi
   done
   stop_nginx
   settle

@@ -237,9 +237,9 @@ class CurlHttpClient final : public HttpClient {
       response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
     } else if (code == CURLE_URL_MALFORMAT ||
                (code == CURLE_UNSUPPORTED_PROTOCOL && !IsHttpUrl(url))) {
-      // An http(s) URL gets CURLE_UNSUPPORTED_PROTOCOL when the server's
-      // answer is not HTTP at all ("Received HTTP/0.9"): a bad response,
-      // like CURLE_WEIRD_SERVER_REPLY, not a bad URL.
+      // CURLE_UNSUPPORTED_PROTOCOL on an http(s) URL means the server's
+      // answer was not HTTP at all ("Received HTTP/0.9"): a bad response
+      // like CURLE_WEIRD_SERVER_REPLY (network error below), not a bad URL.
       response.status = v1::FETCH_STATUS_INVALID_URL;
     } else {
       response.status = v1::FETCH_STATUS_NETWORK_ERROR;

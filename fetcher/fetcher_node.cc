@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 
 #include <spdlog/spdlog.h>
@@ -47,7 +48,11 @@ thread_local ThreadProcessor t_processor;
 }  // namespace
 
 FetcherNode::FetcherNode(const FetcherOptions& options, zmq::context_t& context, const Clock& clock)
-    : options_(options), context_(context), clock_(clock), codec_(MakeSenderId()) {}
+    : options_(options),
+      context_(context),
+      clock_(clock),
+      codec_(MakeSenderId()),
+      threads_(options.threads) {}
 
 FetcherNode::~FetcherNode() {
   if (pool_) pool_->Shutdown(ThreadPool::ShutdownMode::kCancel);
@@ -99,7 +104,7 @@ void FetcherNode::SayReady(PeerLink& link) {
   v1::Envelope envelope;
   auto* ready = envelope.mutable_ready();
   ready->set_role(v1::PEER_ROLE_FETCHER);
-  ready->set_threads(options_.threads);
+  ready->set_threads(threads_);
   ready->set_hostname(LocalHostname());
   ready->set_pid(static_cast<uint32_t>(getpid()));
   link.Send(envelope).IgnoreError();
@@ -109,6 +114,7 @@ void FetcherNode::SayReady(PeerLink& link) {
 v1::Envelope FetcherNode::HeartbeatEnvelope() const {
   v1::Envelope envelope;
   auto* load = envelope.mutable_heartbeat()->mutable_load();
+  load->set_target_workers(threads_);
   load->set_live_workers(static_cast<uint32_t>(pool_->live_threads()));
   load->set_idle_workers(static_cast<uint32_t>(pool_->idle_threads()));
   load->set_queued(static_cast<uint32_t>(pool_->queued()));
@@ -127,7 +133,7 @@ void FetcherNode::RunItem(const v1::WorkItem& item) {
 
 void FetcherNode::RequestWork() {
   if (shutdown_received_) return;
-  const uint32_t capacity = options_.threads + options_.prefetch;
+  const uint32_t capacity = threads_ + options_.prefetch;
   const uint64_t committed = held_.size() + outstanding_credit_;
   if (committed >= capacity) return;
   const uint32_t want = capacity - static_cast<uint32_t>(committed);
@@ -172,6 +178,13 @@ void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
       break;
     case v1::Envelope::kHeartbeat:
       break;
+    case v1::Envelope::kSetThreads: {
+      const uint32_t threads = std::clamp<uint32_t>(envelope.set_threads().threads(), 1, 4096);
+      spdlog::info("resizing the worker pool from {} to {} threads", threads_, threads);
+      threads_ = threads;
+      pool_->Resize(threads);  // queued work is kept; credit follows the new size
+      break;
+    }
     default:
       ++counters_.malformed_messages;
       spdlog::warn("unexpected message from frontier type={}", PayloadName(envelope));

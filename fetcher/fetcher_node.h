@@ -87,6 +87,7 @@ class FetcherNode {
 
   std::unordered_map<uint64_t, Held> held_;  // by lease id
   uint32_t outstanding_credit_ = 0;          // asked for, not yet received
+  uint32_t threads_ = 0;                     // pool size; an operator may change it
   std::string writer_sender_id_;             // changes when the writer restarts
   bool shutdown_received_ = false;
   FetcherCounters counters_;

@@ -76,6 +76,9 @@ Status Broker::Start() {
   if (!policy.ok()) return policy.status();
   scope_ = std::make_unique<ScopePolicy>(std::move(*policy));
 
+  // State before sockets: an unusable state folder must stop us before we
+  // announce anything.
+  if (Status s = OpenState(); !s.ok()) return s;
   SocketSettings settings;
   auto socket = MakeSocket(context_, zmq::socket_type::router, settings);
   if (!socket.ok()) return socket.status();
@@ -94,7 +97,6 @@ Status Broker::Start() {
   }
 
   admitter_ = std::make_unique<LinkAdmitter>(*scope_, visited_, options_.link_threads);
-  if (Status s = OpenState(); !s.ok()) return s;
   if (already_finished_) return Status::Ok();
   AdmissionJob job;
   for (const auto& seed : seeds) job.links.push_back(seed.href());
@@ -244,6 +246,16 @@ void Broker::HandleMessage(const std::string& identity, const std::string& paylo
     }
     case v1::Envelope::kStatusRequest:
       if (is_new) peer.role = v1::PEER_ROLE_CONTROL;
+      if (const auto& request = envelope.status_request(); request.set_threads() > 0) {
+        for (auto& [id, fetcher] : peers_) {
+          if (fetcher.role != v1::PEER_ROLE_FETCHER) continue;
+          if (!request.fetcher_id().empty() && fetcher.sender_id != request.fetcher_id()) continue;
+          v1::Envelope resize;
+          resize.mutable_set_threads()->set_threads(request.set_threads());
+          Send(fetcher, resize);
+          spdlog::info("operator resizes fetcher={} threads={}", fetcher.sender_id, request.set_threads());
+        }
+      }
       SendStatus(peer);
       if (is_new) peers_.erase(identity);  // control tools are one-shot
       return;
@@ -510,7 +522,12 @@ void Broker::PublishMetrics() {
 int Broker::PollTimeoutMs() const {
   const int64_t now = clock_.NowMs();
   int64_t timeout = options_.heartbeat_ms;
-  const int64_t next = scheduler_->NextEventMs();
+  int64_t next = scheduler_->NextLeaseDeadlineMs();
+  // A ready URL only matters when some fetcher can take it; otherwise its
+  // (past) ready time would make the loop spin. A WorkRequest wakes us.
+  bool any_credit = false;
+  for (const auto& [id, peer] : peers_) any_credit |= peer.role == v1::PEER_ROLE_FETCHER && peer.credit > 0;
+  if (any_credit) next = std::min(next, scheduler_->NextReadyMs());
   if (next != INT64_MAX) timeout = std::min(timeout, std::max<int64_t>(0, next - now));
   return static_cast<int>(std::max<int64_t>(timeout, 0));
 }

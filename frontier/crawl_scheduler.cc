@@ -354,11 +354,18 @@ void CrawlScheduler::ReleaseFetcher(const std::string& fetcher, bool count_attem
 }
 
 int64_t CrawlScheduler::NextEventMs() const {
+  return std::min(NextReadyMs(), NextLeaseDeadlineMs());
+}
+
+int64_t CrawlScheduler::NextReadyMs() const {
   int64_t next = INT64_MAX;
   if (!ready_heap_.empty()) next = std::min(next, ready_heap_.top().ready_ms);
   if (!retry_heap_.empty()) next = std::min(next, retry_heap_.top().ready_ms);
-  if (!lease_deadlines_.empty()) next = std::min(next, lease_deadlines_.top().first);
   return next;
+}
+
+int64_t CrawlScheduler::NextLeaseDeadlineMs() const {
+  return lease_deadlines_.empty() ? INT64_MAX : lease_deadlines_.top().first;
 }
 
 uint64_t CrawlScheduler::leases_of(const std::string& fetcher) const {

@@ -96,6 +96,10 @@ class CrawlScheduler {
   // Earliest monotonic time at which Lease could return something new or a
   // lease could expire; INT64_MAX when nothing is pending.
   int64_t NextEventMs() const;
+  // The two halves of NextEventMs: when Lease could next return a URL (may
+  // be in the past while no fetcher asks), and the earliest lease deadline.
+  int64_t NextReadyMs() const;
+  int64_t NextLeaseDeadlineMs() const;
 
   // No URL waiting and none leased.
   bool Drained() const { return counts_.waiting == 0 && leases_.empty(); }

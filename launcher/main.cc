@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/cli_config.h"
 #include "common/shutdown_signal.h"
+#include "common/url.h"
 #include "launcher/child_process.h"
 #include "launcher/crawl_options.h"
 #include "launcher/progress_display.h"
@@ -42,6 +43,23 @@ uint16_t FreeLoopbackPort() {
   close(fd);
   return port;
 }
+
+// True if 127.0.0.1:port can be bound now.
+bool PortFree(uint16_t port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+// Exit codes that mean "cannot start as configured": restarting is useless.
+bool IsConfigurationExit(int code) { return code == 2 || (code >= 100 && code < 128); }
 
 // True once something accepts TCP connections on 127.0.0.1:port.
 bool PortAccepts(uint16_t port) {
@@ -91,7 +109,8 @@ void AddFlags(CLI::App& app, CrawlOptions& o) {
   app.add_option("--max-query-variants", o.max_query_variants,
                  "Most distinct query strings per path, against calendar traps (0: unlimited)")
       ->capture_default_str();
-  app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str();
+  app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str()
+      ->check(CLI::IsMember({"gumbo", "myhtml"}));
   app.add_option("--log-level", o.log_level,
                  "trace|debug|info|warn|error|off (default: warn on a terminal, else info)");
   app.add_flag("--log-json", o.log_json, "Components log one JSON object per line");
@@ -115,6 +134,14 @@ class Launcher {
     const std::string bin = BinaryDir();
     const uint16_t frontier_port = options_.frontier_port ? options_.frontier_port : FreeLoopbackPort();
     const uint16_t writer_port = options_.writer_port ? options_.writer_port : FreeLoopbackPort();
+    if (!PortFree(frontier_port)) {
+      fprintf(stderr, "crawl: port %u (--frontier-port) is in use\n", frontier_port);
+      return 2;
+    }
+    if (!PortFree(writer_port) || writer_port == frontier_port) {
+      fprintf(stderr, "crawl: port %u (--writer-port) is in use\n", writer_port);
+      return 2;
+    }
     const std::string frontier_endpoint = "tcp://127.0.0.1:" + std::to_string(frontier_port);
     const std::string writer_endpoint = "tcp://127.0.0.1:" + std::to_string(writer_port);
     std::error_code ec;
@@ -287,6 +314,14 @@ class Launcher {
       }
       return;
     }
+    if (IsConfigurationExit(code)) {
+      Say("crawl: %s cannot run as configured (exit code %d); stopping\n", child.name().c_str(), code);
+      result = 2;
+      stopping = true;
+      finish_deadline = now + options_.exit_grace_ms;
+      StopAll(SIGTERM);
+      return;
+    }
     // A process crashed mid-crawl: replace it, with backoff. The frontier
     // resumes from its saved state; fetchers and the writer reconnect.
     if (child.restarts >= options_.max_restarts) {
@@ -359,6 +394,13 @@ int Main(int argc, char** argv) {
   if (options.seeds.empty()) {
     fprintf(stderr, "crawl: give at least one seed URL (see --help)\n");
     return 2;
+  }
+  for (const auto& seed : options.seeds) {
+    auto url = Url::Parse(seed);
+    if (!url.ok() || (url->scheme() != "http" && url->scheme() != "https")) {
+      fprintf(stderr, "crawl: seed '%s' is not an http(s) URL\n", seed.c_str());
+      return 2;
+    }
   }
   ShutdownSignal::Install();
   Launcher launcher(options);

@@ -35,6 +35,9 @@ struct StatusToolOptions {
   // Long enough for a busy frontier's broker loop, short enough that a
   // script polling a dead frontier does not hang.
   int timeout_ms = 3000;
+  // Operator control: resize fetcher pools (0: leave them).
+  uint32_t set_threads = 0;
+  std::string fetcher_id;  // "" = every fetcher
 };
 
 std::string RandomHex(int digits) {
@@ -63,7 +66,8 @@ Result<v1::StatusReply> RequestStatus(const StatusToolOptions& options) {
 
   EnvelopeCodec codec("status-" + HostName() + "-" + std::to_string(getpid()));
   v1::Envelope request;
-  request.mutable_status_request();
+  request.mutable_status_request()->set_set_threads(options.set_threads);
+  request.mutable_status_request()->set_fetcher_id(options.fetcher_id);
   if (Status s = SendFrame(*socket, codec.Encode(request)); !s.ok()) return s;
 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
@@ -206,6 +210,7 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
     json.BeginObject()
         .Key("id").String(f.sender_id())
         .Key("leased").Uint(f.leased())
+        .Key("target_workers").Uint(f.load().target_workers())
         .Key("live_workers").Uint(f.load().live_workers())
         .Key("idle_workers").Uint(f.load().idle_workers())
         .Key("queued").Uint(f.load().queued())
@@ -222,6 +227,10 @@ int Main(int argc, char** argv) {
   CLI::App app{"zcrawl status: ask a running frontier how the crawl is going"};
   app.add_option("--frontier", options.frontier, "Frontier endpoint")->capture_default_str();
   app.add_flag("--json", options.json, "Print one JSON object instead of tables");
+  app.add_option("--set-threads", options.set_threads,
+                 "First resize the worker pools of fetchers (all, or --fetcher ID) to N threads")
+      ->check(CLI::Range(1u, 4096u));
+  app.add_option("--fetcher", options.fetcher_id, "With --set-threads: only this fetcher (its id)");
   app.add_option("--timeout-ms", options.timeout_ms, "Give up (exit 1) without a reply after this")
       ->capture_default_str()->check(CLI::Range(1, 3600000));
   try {

@@ -411,7 +411,7 @@ TEST_F(BadPagesTest, EveryBadPageEndsInACountedOutcomeAndEveryProcessSurvives) {
                 "--out", dir_ + "/out", "--heartbeat-ms", "200"},
                dir_ + "/writer.log");
   fetcher.Start({BinDir() + "/zcrawl-fetcher", "--frontier", frontier_ep, "--writer", writer_ep,
-                 "--threads", "8", "--timeout-ms", "4000", "--low-speed-bytes", "100",
+                 "--threads", "8", "--timeout-ms", "6000", "--low-speed-bytes", "100",
                  "--low-speed-ms", "2000", "--heartbeat-ms", "200", "--liveness", "25"},
                 dir_ + "/fetcher.log");
 

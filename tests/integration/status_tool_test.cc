@@ -191,3 +191,56 @@ TEST(StatusToolNoFrontierTest, GivesUpAfterThreeSecondsWithAClearError) {
 
 }  // namespace
 }  // namespace zcrawl::testing
+
+namespace zcrawl::testing {
+namespace {
+
+// Not the fixture: a real fetcher would fetch the fixture's seed.
+TEST(StatusToolControlTest, SetThreadsResizesARealFetchersPoolWhileItRuns) {
+  const std::string dir_ = MakeTempDir("status-resize");
+  const std::string endpoint_ = "tcp://127.0.0.1:" + std::to_string(FreePort());
+  TestProcess frontier;
+  // Port 9 on loopback refuses connections: the fetcher has nothing to do.
+  frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", endpoint_, "--stay", "--heartbeat-ms",
+                  "200", "--retries", "1000", "--retry-base-ms", "60000", "http://127.0.0.1:9/"},
+                 dir_ + "/frontier.log");
+  auto StatusWhenUp = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--frontier", endpoint_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunStatus(dir_, args);
+  };
+  TestProcess fetcher;
+  fetcher.Start({BinDir() + "/zcrawl-fetcher", "--frontier", endpoint_, "--writer",
+                 "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort()), "--threads", "2",
+                 "--heartbeat-ms", "100"},
+                dir_ + "/fetcher.log");
+  auto target_workers = [&]() -> int {
+    ToolRun run = StatusWhenUp({"--json"});
+    if (run.exit_code != 0) return -1;
+    const auto json = nlohmann::json::parse(run.output, nullptr, false);
+    if (json.is_discarded() || json["fetchers"].empty()) return -1;
+    return json["fetchers"][0].value("target_workers", -1);
+  };
+  int before = -1;
+  for (int i = 0; i < 50 && before != 2; ++i) {
+    before = target_workers();
+    if (before != 2) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(before, 2) << ReadFile(dir_ + "/fetcher.log");
+  ToolRun resize = StatusWhenUp({"--set-threads", "7"});
+  ASSERT_EQ(resize.exit_code, 0) << resize.output;
+  int after = -1;
+  for (int i = 0; i < 50 && after != 7; ++i) {
+    after = target_workers();
+    if (after != 7) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(after, 7) << ReadFile(dir_ + "/fetcher.log");
+  EXPECT_NE(ReadFile(dir_ + "/fetcher.log").find("resizing the worker pool from 2 to 7"), std::string::npos);
+  fetcher.Signal(SIGTERM);
+  EXPECT_EQ(fetcher.Wait(10000).value_or(-1), 0);
+  frontier.Signal(SIGTERM);
+  EXPECT_EQ(frontier.Wait(10000).value_or(-1), 0);
+}
+
+}  // namespace
+}  // namespace zcrawl::testing

@@ -1,0 +1,227 @@
+// A crawl across machines: the frontier, the writer, the web server and
+// each fetcher run in a network namespace of their own, with their own
+// address on a private bridged LAN (tests/support/netns.h), talking over
+// CURVE as a real multi-machine deployment would (docs/DEPLOY.md). Two
+// allowed fetchers crawl the site; a third with a key nobody allowed is
+// refused by both servers and takes no part.
+//
+// Needs root and iproute2; skipped with the reason where namespaces
+// cannot be created.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/support/crawl_output.h"
+#include "tests/support/generated_site.h"
+#include "tests/support/netns.h"
+#include "tests/support/test_http_server.h"
+#include "tests/support/test_process.h"
+
+namespace zcrawl::testing {
+namespace {
+
+constexpr int kPages = 60;
+constexpr char kSubnet[] = "10.213.0";
+// Addresses exist only inside the test's namespaces.
+constexpr int kWebOctet = 2;
+constexpr int kForeignOctet = 3;  // a second address of the web host
+constexpr int kFrontierOctet = 10;
+constexpr int kWriterOctet = 11;
+constexpr int kIntruderOctet = 23;
+const std::vector<std::pair<std::string, int>> kGoodFetchers = {{"fetcher-1", 21}, {"fetcher-2", 22}};
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+bool WaitForLog(const std::string& path, const std::string& needle, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (ReadFile(path).find(needle) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// N from the fetcher's last line "fetcher done fetched=N ...", or -1.
+int FetchedCount(const std::string& log) {
+  std::smatch match;
+  static const std::regex kDone("fetcher done fetched=([0-9]+)");
+  if (!std::regex_search(log, match, kDone)) return -1;
+  return std::stoi(match[1]);
+}
+
+class NetnsCrawlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    NetnsLan::RemoveStale();
+    dir_ = MakeTempDir("netns");
+    auto lan = NetnsLan::Create(kSubnet, dir_ + "/ip");
+    if (!lan.ok() && lan.status().code() == StatusCode::kUnavailable) {
+      GTEST_SKIP() << "network namespaces are not available here, so the multi-host crawl "
+                      "cannot run: " << lan.status().message();
+    }
+    ASSERT_TRUE(lan.ok()) << lan.status().ToString();
+    lan_ = std::move(*lan);
+
+    std::vector<std::pair<std::string, int>> hosts = {
+        {"web", kWebOctet}, {"frontier", kFrontierOctet}, {"writer", kWriterOctet},
+        {"intruder", kIntruderOctet}};
+    hosts.insert(hosts.end(), kGoodFetchers.begin(), kGoodFetchers.end());
+    for (const auto& [name, octet] : hosts) {
+      auto address = lan_->AddHost(name, octet);
+      if (!address.ok() && address.status().code() == StatusCode::kUnavailable) {
+        GTEST_SKIP() << "virtual network links are not available here: " << address.status().message();
+      }
+      ASSERT_TRUE(address.ok()) << address.status().ToString();
+      address_[name] = *address;
+    }
+    auto foreign = lan_->AddAddress("web", kForeignOctet);
+    ASSERT_TRUE(foreign.ok()) << foreign.status().ToString();
+    address_["foreign"] = *foreign;
+
+    // One key pair per process, as on separate machines. The frontier
+    // allows the fetchers and the writer; the writer allows the fetchers.
+    // "intruder" has a valid key that nobody allowed.
+    std::vector<std::string> names = {"frontier", "writer", "intruder"};
+    for (const auto& [name, octet] : kGoodFetchers) names.push_back(name);
+    for (const auto& name : names) {
+      TestProcess keys;
+      keys.Start({BinDir() + "/zcrawl-keys", name, "--dir", dir_ + "/keys"}, dir_ + "/keys.log");
+      ASSERT_EQ(keys.Wait(10000).value_or(-1), 0) << ReadFile(dir_ + "/keys.log");
+    }
+    std::filesystem::create_directories(dir_ + "/allow-frontier");
+    std::filesystem::create_directories(dir_ + "/allow-writer");
+    std::filesystem::copy(Key("writer.pub"), dir_ + "/allow-frontier/writer.pub");
+    std::filesystem::copy(Key("intruder.pub"), dir_ + "/allow-frontier/intruder.pub");  // MUTATION
+    for (const auto& [name, octet] : kGoodFetchers) {
+      std::filesystem::copy(Key(name + ".pub"), dir_ + "/allow-frontier/" + name + ".pub");
+      std::filesystem::copy(Key(name + ".pub"), dir_ + "/allow-writer/" + name + ".pub");
+    }
+  }
+
+  void TearDown() override {
+    // The test's processes and servers are gone by now (they live in the
+    // test body), so deleting the namespaces frees them completely.
+    lan_.reset();
+  }
+
+  std::string Key(const std::string& file) const { return dir_ + "/keys/" + file; }
+  std::string FrontierEndpoint() const { return "tcp://" + address_.at("frontier") + ":5570"; }
+  std::string WriterEndpoint() const { return "tcp://" + address_.at("writer") + ":5571"; }
+
+  std::vector<std::string> Fetcher(const std::string& name, const std::string& log_level) const {
+    return lan_->Exec(name, {BinDir() + "/zcrawl-fetcher", "--frontier", FrontierEndpoint(), "--writer",
+                             WriterEndpoint(), "--threads", "4", "--heartbeat-ms", "200", "--log-level",
+                             log_level, "--curve-key", Key(name + ".key"), "--frontier-key",
+                             Key("frontier.pub"), "--writer-key", Key("writer.pub")});
+  }
+
+  std::string dir_;
+  std::unique_ptr<NetnsLan> lan_;
+  std::map<std::string, std::string> address_;
+};
+
+TEST_F(NetnsCrawlTest, FetchersOnOtherHostsCrawlTheSiteAndAnUnknownKeyIsShutOut) {
+  // The web server runs in this process but listens inside the "web" host:
+  // a socket stays in the namespace it was made in.
+  std::unique_ptr<GeneratedSite> site;
+  std::unique_ptr<TestHttpServer> server;
+  std::unique_ptr<TestHttpServer> foreign;
+  {
+    auto inside = lan_->Enter("web");
+    ASSERT_TRUE(inside.ok()) << inside.status().ToString();
+    foreign = std::make_unique<TestHttpServer>(address_["foreign"], [](const TestRequest&) {
+      return TestResponse{};
+    });
+    foreign->Start();
+    server = std::make_unique<TestHttpServer>(address_["web"], [&](const TestRequest& r) {
+      return site->Serve(r);
+    });
+    server->Start();
+  }
+  site = std::make_unique<GeneratedSite>(kPages, server->origin(), foreign->origin());
+
+  const std::string frontier_log = dir_ + "/frontier.log";
+  const std::string writer_log = dir_ + "/writer.log";
+  const std::string intruder_log = dir_ + "/intruder.log";
+  TestProcess frontier, writer, intruder;
+  frontier.Start(lan_->Exec("frontier", {BinDir() + "/zcrawl-frontier", "--bind", FrontierEndpoint(),
+                                         "--delay-ms", "40", "--heartbeat-ms", "200", "--curve-key",
+                                         Key("frontier.key"), "--curve-allow", dir_ + "/allow-frontier",
+                                         server->origin() + "/"}),
+                 frontier_log);
+  writer.Start(lan_->Exec("writer", {BinDir() + "/zcrawl-writer", "--bind", WriterEndpoint(), "--out",
+                                     dir_ + "/out", "--frontier", FrontierEndpoint(), "--heartbeat-ms",
+                                     "200", "--curve-key", Key("writer.key"), "--curve-allow",
+                                     dir_ + "/allow-writer", "--frontier-key", Key("frontier.pub")}),
+               writer_log);
+  ASSERT_TRUE(WaitForLog(frontier_log, "peer joined", 10000))
+      << "the writer never reached the frontier across hosts\n" << ReadFile(frontier_log)
+      << ReadFile(writer_log);
+
+  // The intruder connects from its own host and is refused by both servers
+  // during the handshake, by key and from its address.
+  intruder.Start(Fetcher("intruder", "debug"), intruder_log);
+  const std::string refused = "rejected a CURVE client with an unknown key=" +
+                              Trim(ReadFile(Key("intruder.pub"))) +
+                              " address=" + address_["intruder"];
+  EXPECT_TRUE(WaitForLog(frontier_log, refused, 10000)) << ReadFile(frontier_log);
+  EXPECT_TRUE(WaitForLog(writer_log, refused, 10000)) << ReadFile(writer_log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(server->total_requests(), 0u) << "a fetcher with an unknown key got work";
+
+  std::vector<std::unique_ptr<TestProcess>> fetchers;
+  for (const auto& [name, octet] : kGoodFetchers) {
+    fetchers.push_back(std::make_unique<TestProcess>());
+    fetchers.back()->Start(Fetcher(name, "info"), dir_ + "/" + name + ".log");
+  }
+
+  EXPECT_EQ(frontier.Wait(40000).value_or(-1), 0) << ReadFile(frontier_log);
+  for (size_t i = 0; i < fetchers.size(); ++i) {
+    const std::string log = dir_ + "/" + kGoodFetchers[i].first + ".log";
+    EXPECT_EQ(fetchers[i]->Wait(10000).value_or(-1), 0) << ReadFile(log);
+    // Both allowed fetchers took part, each from its own host.
+    EXPECT_GT(FetchedCount(ReadFile(log)), 0) << ReadFile(log);
+    EXPECT_NE(ReadFile(frontier_log).find("pid=" + std::to_string(fetchers[i]->pid()) + " "),
+              std::string::npos)
+        << ReadFile(frontier_log);
+  }
+  EXPECT_EQ(writer.Wait(10000).value_or(-1), 0) << ReadFile(writer_log);
+
+  // Every page stored exactly once with its status, and nothing else.
+  auto index = ReadIndex(dir_ + "/out");
+  for (const auto& url : site->ExpectedOk()) {
+    ASSERT_EQ(index[url].size(), 1u) << url;
+    EXPECT_EQ(index[url][0].status, 200) << url;
+  }
+  for (const auto& url : site->ExpectedNotFound()) {
+    ASSERT_EQ(index[url].size(), 1u) << url;
+    EXPECT_EQ(index[url][0].status, 404) << url;
+  }
+  EXPECT_EQ(index.size(), site->ExpectedOk().size() + site->ExpectedNotFound().size());
+  for (const auto& [target, count] : server->request_counts()) {
+    EXPECT_FALSE(site->IsForbiddenPath(target)) << "requested " << target;
+  }
+  EXPECT_EQ(foreign->total_requests(), 0u) << "a link to another host was followed";
+
+  // The intruder never joined, never leased a URL and was never told the
+  // crawl ended: it is still knocking.
+  EXPECT_EQ(ReadFile(frontier_log).find("pid=" + std::to_string(intruder.pid()) + " "), std::string::npos);
+  EXPECT_TRUE(intruder.running()) << ReadFile(intruder_log);
+  EXPECT_EQ(ReadFile(intruder_log).find("leased url="), std::string::npos) << ReadFile(intruder_log);
+  intruder.Signal(SIGTERM);
+  EXPECT_TRUE(intruder.Wait(5000).has_value());
+}
+
+}  // namespace
+}  // namespace zcrawl::testing
