@@ -25,7 +25,7 @@ struct CrawlOptions {
   std::vector<std::string> deny_patterns;   // --deny REGEX
   uint64_t max_pages_per_host = 0;          // 0: unlimited
   uint32_t max_query_variants = 1000;       // distinct queries per path (0: unlimited)
-  std::string parser = "gumbo";
+  std::string parser = "myhtml";  // see FetcherOptions::parser
   // Components' log level; empty: warn on a terminal (the live progress
   // line says the rest), info otherwise.
   std::string log_level;

@@ -102,7 +102,6 @@ class NetnsCrawlTest : public ::testing::Test {
     std::filesystem::create_directories(dir_ + "/allow-frontier");
     std::filesystem::create_directories(dir_ + "/allow-writer");
     std::filesystem::copy(Key("writer.pub"), dir_ + "/allow-frontier/writer.pub");
-    std::filesystem::copy(Key("intruder.pub"), dir_ + "/allow-frontier/intruder.pub");  // MUTATION
     for (const auto& [name, octet] : kGoodFetchers) {
       std::filesystem::copy(Key(name + ".pub"), dir_ + "/allow-frontier/" + name + ".pub");
       std::filesystem::copy(Key(name + ".pub"), dir_ + "/allow-writer/" + name + ".pub");
