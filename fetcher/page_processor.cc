@@ -5,6 +5,9 @@
 #include "common/url.h"
 #include "fetcher/charset.h"
 #include "fetcher/link_resolver.h"
+#include "fetcher/sitemap_links.h"
+
+#include <unordered_set>
 
 namespace zcrawl::fetcher {
 namespace {
@@ -120,7 +123,19 @@ FetchOutcome PageProcessor::Process(const v1::WorkItem& item, const std::string&
   page.set_body_truncated(response.body_truncated);
   *page.mutable_timings() = response.timings;
   // Before the headers move into the page: the charset may come from them.
-  if (html) ParseHtml(response, page);
+  if (html) {
+    ParseHtml(response, page);
+  } else if (LooksLikeSitemap(response.body)) {
+    // Sitemaps (e.g. announced in robots.txt) feed their <loc> URLs to the
+    // frontier like links; scope still decides.
+    std::unordered_set<std::string> seen;
+    for (auto& loc : SitemapLocations(response.body)) {
+      auto url = Url::Parse(loc);
+      if (!url.ok() || (url->scheme() != "http" && url->scheme() != "https")) continue;
+      url->ClearFragment();
+      if (seen.insert(url->href()).second) page.add_links()->set_url(url->href());
+    }
+  }
   for (auto& header : response.headers) *page.add_headers() = std::move(header);
   for (auto& redirect : response.redirects) *page.add_redirects() = std::move(redirect);
 

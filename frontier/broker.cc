@@ -315,6 +315,14 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
       (void)visited_.InsertIfNew(final_url->href());
     }
   }
+  if (options_.follow_sitemaps && !completion.sitemaps.empty()) {
+    AdmissionJob sitemaps;
+    sitemaps.depth = 1;
+    sitemaps.links = std::move(completion.sitemaps);
+    counters_.links_reported += sitemaps.links.size();
+    ++pending_admissions_;
+    admitter_->Submit(std::move(sitemaps));
+  }
   std::optional<ParentOutcome> parent;
   if (completion.final_state != UrlState::kWaiting) {
     parent = ParentOutcome{completion.url, completion.final_state, completion.reason,

@@ -200,7 +200,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   if (slot.in_flight > 0) --slot.in_flight;
 
   if (lease.robots_only) {
-    ApplyRobots(slot, report, lease.record.attempts + 1);
+    ApplyRobots(slot, report, lease.record.attempts + 1, completion);
     MaybeSchedule(slot_index);
     return completion;
   }
@@ -229,11 +229,13 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   return completion;
 }
 
-void CrawlScheduler::ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts) {
+void CrawlScheduler::ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts,
+                                 Completion& completion) {
   const uint32_t http = report.http_status();
   const bool got_response = report.status() == v1::FETCH_STATUS_OK;
   if (got_response && http >= 200 && http < 300) {
     slot.robots = RobotsRules::Parse(report.robots_txt(), options_.robots_agent);
+    completion.sitemaps = slot.robots->sitemaps();
   } else if (got_response && http >= 400 && http < 500 && http != 429) {
     slot.robots = RobotsRules::AllowAll();  // RFC 9309 2.3.1.3: unavailable
   } else if (attempts <= options_.retries) {

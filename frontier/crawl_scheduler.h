@@ -61,6 +61,7 @@ struct Completion {
   UrlState final_state = UrlState::kWaiting;
   std::string reason;        // for kFailed
   uint32_t attempts = 0;
+  std::vector<std::string> sitemaps;  // from a parsed robots.txt
 };
 
 // Called for URLs that reach a final state outside Complete() (robots
@@ -146,7 +147,8 @@ class CrawlScheduler {
   // Takes one URL from a ready slot into `out`; false if the slot had none.
   bool LeaseFromSlot(uint32_t slot_index, const std::string& fetcher,
                      std::vector<v1::WorkItem>& out);
-  void ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts);
+  void ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts,
+                   Completion& completion);
   // `completion`: set when called for a report (the broker records the
   // final state itself); else the final state goes to on_final_.
   void RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms,

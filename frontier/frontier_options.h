@@ -50,6 +50,9 @@ struct FrontierOptions {
   bool obey_robots = true;
   // Product token matched against robots.txt User-agent lines.
   std::string robots_agent = "zcrawl";
+  // Crawl the Sitemap: URLs robots.txt names (their <loc> URLs become
+  // links; scope still applies).
+  bool follow_sitemaps = false;
 
   // --- Leases and retries ---
   // A URL handed out and not reported within this time goes back to the

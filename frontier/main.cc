@@ -43,6 +43,7 @@ void AddFlags(CLI::App& app, FrontierOptions& o) {
   app.add_option("--per-host", o.per_host, "Concurrent fetches per host")
       ->capture_default_str()->check(CLI::Range(1u, 1000u));
   app.add_flag("!--no-robots", o.obey_robots, "Ignore robots.txt");
+  app.add_flag("--sitemaps", o.follow_sitemaps, "Crawl the sitemaps robots.txt names");
   app.add_option("--robots-agent", o.robots_agent, "Product token for robots.txt groups")
       ->capture_default_str();
   app.add_option("--lease-ms", o.lease_ms, "A leased URL not reported in time is re-queued")

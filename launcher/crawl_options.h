@@ -19,6 +19,7 @@ struct CrawlOptions {
   int64_t delay_ms = 250;
   uint32_t per_host = 2;
   bool obey_robots = true;
+  bool follow_sitemaps = false;  // crawl the sitemaps robots.txt names
   uint32_t retries = 3;
   std::vector<std::string> allow_domains;
   std::vector<std::string> allow_patterns;  // --allow REGEX

@@ -97,6 +97,7 @@ void AddFlags(CLI::App& app, CrawlOptions& o) {
   app.add_option("--per-host", o.per_host, "Concurrent fetches per host")->capture_default_str()
       ->check(CLI::Range(1u, 1000u));
   app.add_flag("!--no-robots", o.obey_robots, "Ignore robots.txt");
+  app.add_flag("--sitemaps", o.follow_sitemaps, "Crawl the sitemaps robots.txt names");
   app.add_option("--retries", o.retries, "Retries of a retryable failure")->capture_default_str();
   app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains")
       ->allow_extra_args(false);
@@ -176,6 +177,7 @@ class Launcher {
         "--state", state_dir,
         "--summary-file", summary_file_};
     if (!options_.obey_robots) frontier_args.push_back("--no-robots");
+    if (options_.follow_sitemaps) frontier_args.push_back("--sitemaps");
     if (options_.log_json) frontier_args.push_back("--log-json");
     for (const auto& d : options_.allow_domains) frontier_args.push_back("--allow-domain=" + d);
     for (const auto& p : options_.allow_patterns) frontier_args.push_back("--allow=" + p);

@@ -181,3 +181,44 @@ TEST_F(SiteFixture, KilledFetcherLeasesReturnAndTheCrawlCompletes) {
 
 }  // namespace
 }  // namespace zcrawl::testing
+
+namespace zcrawl::testing {
+namespace {
+
+// A page reachable only through the sitemap that robots.txt names.
+TEST(SitemapCrawlTest, SitemapsFromRobotsTxtAreFollowedOnlyWhenAsked) {
+  std::string origin;
+  TestHttpServer server("127.0.0.1", [&](const TestRequest& r) {
+    TestResponse response;
+    if (r.target == "/robots.txt") {
+      response.headers.push_back({"Content-Type", "text/plain"});
+      response.body = "User-agent: *\nAllow: /\nSitemap: " + origin + "/sitemap.xml\n";
+    } else if (r.target == "/sitemap.xml") {
+      response.headers.push_back({"Content-Type", "application/xml"});
+      response.body = "<?xml version=\"1.0\"?><urlset><url><loc>" + origin +
+                      "/hidden.html</loc></url><url><loc>http://127.0.0.2:9/out.html</loc></url></urlset>";
+    } else if (r.target == "/" || r.target == "/hidden.html") {
+      response.body = "<html><body>page " + r.target + "</body></html>";
+    } else {
+      response.status = 404;
+    }
+    return response;
+  });
+  server.Start();
+  origin = server.origin();
+  for (bool sitemaps : {false, true}) {
+    const std::string dir = MakeTempDir("sitemap");
+    std::vector<std::string> args = {SourceDir() + "/run", "crawl", origin + "/", "--out", dir + "/out",
+                                     "--fetchers", "1", "--delay-ms", "0"};
+    if (sitemaps) args.push_back("--sitemaps");
+    TestProcess crawl;
+    crawl.Start(args, dir + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+    ASSERT_EQ(crawl.Wait(60000).value_or(-1), 0) << ReadFile(dir + "/crawl.log");
+    auto index = ReadIndex(dir + "/out");
+    EXPECT_EQ(index.count(origin + "/hidden.html"), sitemaps ? 1u : 0u) << "sitemaps=" << sitemaps;
+    EXPECT_EQ(index.count(origin + "/sitemap.xml"), sitemaps ? 1u : 0u);
+  }
+}
+
+}  // namespace
+}  // namespace zcrawl::testing
