@@ -136,6 +136,11 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   ActiveLease lease;
   lease.fetcher = fetcher;
   lease.deadline_ms = clock_.NowMs() + options_.lease_ms;
+  if (slot.robots_state == RobotsState::kKnown &&
+      clock_.NowMs() - slot.robots_fetched_ms > options_.robots_ttl_ms) {
+    slot.robots_state = RobotsState::kNeeded;  // cached rules are too old
+    slot.robots_attempts = 0;
+  }
   if (slot.robots_state == RobotsState::kNeeded) {
     slot.robots_state = RobotsState::kFetching;
     lease.robots_only = true;
@@ -254,6 +259,7 @@ void CrawlScheduler::ApplyRobots(HostSlot& slot, const v1::FetchReport& report, 
     return;
   }
   slot.robots_state = RobotsState::kKnown;
+  slot.robots_fetched_ms = clock_.NowMs();
   if (auto delay = slot.robots->crawl_delay_seconds()) {
     const auto delay_ms = std::min<int64_t>(static_cast<int64_t>(*delay * 1000), kMaxCrawlDelayMs);
     slot.delay_ms = std::max(slot.delay_ms, delay_ms);

@@ -37,6 +37,9 @@ struct SchedulerOptions {
   int64_t lease_ms = 120000;
   uint32_t retries = 3;
   int64_t retry_base_ms = 1000;
+  // robots.txt is fetched again after this long (RFC 9309 suggests caching
+  // at most 24 hours).
+  int64_t robots_ttl_ms = 24 * 3600 * 1000;
 };
 
 struct SchedulerCounts {

@@ -30,6 +30,7 @@ struct HostSlot {
   int64_t delay_ms = 0;            // politeness delay, >= the global one
   RobotsState robots_state = RobotsState::kNotNeeded;
   uint32_t robots_attempts = 0;
+  int64_t robots_fetched_ms = 0;   // when the rules were last learned
   std::optional<RobotsRules> robots;
   bool in_ready_heap = false;      // at most one heap entry per slot
   uint64_t done = 0;               // for status and the summary

@@ -214,3 +214,33 @@ TEST_F(CrawlSchedulerTest, ReleasingALostFetcherRequeuesItsLeases) {
 
 }  // namespace
 }  // namespace zcrawl::frontier
+
+namespace zcrawl::frontier {
+namespace {
+
+TEST(CrawlSchedulerRobotsTtlTest, RobotsTxtIsFetchedAgainAfterADay) {
+  FakeClock clock;
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.obey_robots = true;
+  CrawlScheduler s(o, clock);
+  s.Enqueue("http://a/1", "http://a", 0);
+  auto robots = s.Lease("f", 10);
+  ASSERT_TRUE(robots.at(0).robots_only());
+  v1::FetchReport report;
+  report.set_lease_id(robots[0].lease_id());
+  report.set_url(robots[0].url());
+  report.set_status(v1::FETCH_STATUS_OK);
+  report.set_http_status(200);
+  report.set_robots_txt("User-agent: *\nDisallow:\n");
+  s.Complete("f", report);
+  EXPECT_FALSE(s.Lease("f", 10).at(0).robots_only()) << "fresh rules are used";
+  s.Enqueue("http://a/2", "http://a", 0);
+  clock.Advance(24 * 3600 * 1000 + 1);
+  auto next = s.Lease("f", 10);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_TRUE(next[0].robots_only()) << "rules older than a day are fetched again first";
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier

@@ -222,3 +222,33 @@ TEST(SitemapCrawlTest, SitemapsFromRobotsTxtAreFollowedOnlyWhenAsked) {
 
 }  // namespace
 }  // namespace zcrawl::testing
+
+namespace zcrawl::testing {
+namespace {
+
+// The server counts requests in progress at once: with --per-host 2 the
+// crawl never has more than 2 on this host, although 8 workers could.
+TEST(PolitenessE2eTest, ConcurrentRequestsPerHostNeverExceedPerHost) {
+  std::unique_ptr<GeneratedSite> site;
+  TestHttpServer foreign("127.0.0.2", [](const TestRequest&) { return TestResponse{}; });
+  foreign.Start();
+  TestHttpServer server("127.0.0.1", [&](const TestRequest& r) {
+    TestResponse response = site->Serve(r);
+    response.delay_ms = 15;  // responses overlap if the crawler lets them
+    return response;
+  });
+  server.Start();
+  site = std::make_unique<GeneratedSite>(80, server.origin(), foreign.origin());
+  const std::string dir = MakeTempDir("per-host");
+  TestProcess crawl;
+  crawl.Start({SourceDir() + "/run", "crawl", server.origin() + "/", "--out", dir + "/out",
+               "--fetchers", "2", "--threads", "4", "--delay-ms", "0", "--per-host", "2"},
+              dir + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  ASSERT_EQ(crawl.Wait(120000).value_or(-1), 0) << ReadFile(dir + "/crawl.log");
+  EXPECT_LE(server.peak_in_progress(), 2);
+  EXPECT_EQ(server.peak_in_progress(), 2) << "the limit was never reached: the test proves nothing";
+  EXPECT_EQ(ReadIndex(dir + "/out").size(), site->ExpectedOk().size() + site->ExpectedNotFound().size());
+}
+
+}  // namespace
+}  // namespace zcrawl::testing
