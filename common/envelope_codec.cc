@@ -1,5 +1,10 @@
 #include "common/envelope_codec.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <random>
+
 namespace zcrawl {
 
 std::string EnvelopeCodec::Encode(v1::Envelope& envelope) {
@@ -27,6 +32,13 @@ Result<v1::Envelope> EnvelopeCodec::Decode(std::string_view bytes) {
     return InvalidArgumentError("envelope without payload (unknown message type?)");
   }
   return envelope;
+}
+
+std::string MakeRunId(std::string_view role) {
+  std::random_device device;
+  char suffix[9];
+  snprintf(suffix, sizeof suffix, "%08x", device());
+  return std::string(role) + "-" + std::to_string(getpid()) + "-" + suffix;
 }
 
 std::string_view PayloadName(const v1::Envelope& envelope) {

@@ -8,6 +8,8 @@
 #include <system_error>
 #include <utility>
 
+#include "common/ascii.h"
+
 namespace zcrawl {
 namespace {
 
@@ -23,18 +25,6 @@ std::string_view Trim(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
   return s;
-}
-
-char AsciiLower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
-  }
-  return true;
 }
 
 // The leading run of [A-Za-z_-]: "zcrawl/1.0 (+http://x)" -> "zcrawl".
@@ -169,7 +159,7 @@ Key ClassifyKey(std::string_view key) {
       {"site-map", Key::kSitemap},
   };
   for (const Spelling& s : kSpellings) {
-    if (EqualsIgnoreCase(key, s.text)) return s.key;
+    if (EqualsIgnoreCaseAscii(key, s.text)) return s.key;
   }
   return Key::kUnknown;
 }
@@ -246,7 +236,7 @@ class GroupCollector {
       current_global_ = true;
     } else {
       const std::string_view agent = ProductToken(value);
-      if (!token_.empty() && EqualsIgnoreCase(agent, token_)) {
+      if (!token_.empty() && EqualsIgnoreCaseAscii(agent, token_)) {
         current_specific_ = true;
         any_specific_ = true;
       }

@@ -12,37 +12,17 @@
 #include <utility>
 #include <vector>
 
+#include "common/ascii.h"
+
 namespace zcrawl::fetcher {
 namespace {
 
 constexpr std::string_view kReplacementUtf8 = "\xEF\xBF\xBD";  // U+FFFD
 constexpr size_t kPrescanBytes = 1024;
 
-bool IsAsciiWhitespace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
-char ToLowerAscii(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-std::string_view TrimAsciiWhitespace(std::string_view s) {
-  while (!s.empty() && IsAsciiWhitespace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsAsciiWhitespace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view lower_b) {
-  if (a.size() != lower_b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (ToLowerAscii(a[i]) != lower_b[i]) return false;
-  }
-  return true;
-}
-
-bool StartsWithIgnoreCase(std::string_view s, std::string_view lower_prefix) {
-  return s.size() >= lower_prefix.size() &&
-         EqualsIgnoreCase(s.substr(0, lower_prefix.size()), lower_prefix);
+bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() &&
+         EqualsIgnoreCaseAscii(s.substr(0, prefix.size()), prefix);
 }
 
 // ---------------------------------------------------------------------------
@@ -491,7 +471,7 @@ std::string CharsetParam(std::string_view content_type) {
           value_pos, pos == std::string_view::npos ? std::string_view::npos
                                                    : pos - value_pos));
     }
-    if (EqualsIgnoreCase(name, "charset")) return value;
+    if (EqualsIgnoreCaseAscii(name, "charset")) return value;
   }
   return "";
 }
@@ -641,8 +621,7 @@ class MetaPrescanner {
 std::string NormalizeCharsetLabel(std::string_view label) {
   label = TrimAsciiWhitespace(label);
   if (label.empty() || label.size() > 32) return "";
-  std::string lower(label);
-  for (char& c : lower) c = ToLowerAscii(c);
+  const std::string lower = AsciiLower(label);
   const auto& map = LabelMap();
   const auto it = map.find(lower);
   return it == map.end() ? "" : std::string(it->second);
@@ -653,7 +632,7 @@ std::string CharsetFromMetaContent(std::string_view content) {
   while (true) {
     size_t found = std::string_view::npos;
     for (size_t i = pos; i + 7 <= content.size(); ++i) {
-      if (EqualsIgnoreCase(content.substr(i, 7), "charset")) {
+      if (EqualsIgnoreCaseAscii(content.substr(i, 7), "charset")) {
         found = i;
         break;
       }

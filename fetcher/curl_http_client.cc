@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/ascii.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
 #include "fetcher/http_client.h"
@@ -14,28 +15,9 @@
 namespace zcrawl::fetcher {
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 bool IsHttpUrl(std::string_view url) {
   for (std::string_view scheme : {"http://", "https://"}) {
-    if (url.size() >= scheme.size() && EqualsIgnoreCase(url.substr(0, scheme.size()), scheme)) {
+    if (url.size() >= scheme.size() && EqualsIgnoreCaseAscii(url.substr(0, scheme.size()), scheme)) {
       return true;
     }
   }
@@ -47,7 +29,7 @@ constexpr uint32_t kMaxRetryAfterS = 3600;
 
 // Retry-After: delta-seconds or an HTTP date. Returns ms, 0 if absent/bad.
 uint32_t ParseRetryAfterMs(std::string_view value) {
-  value = Trim(value);
+  value = TrimHttpFieldWhitespace(value);
   if (value.empty()) return 0;
   if (std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     if (value.size() > 7) return kMaxRetryAfterS * 1000u;
@@ -103,8 +85,8 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   if (colon == std::string_view::npos) return bytes;
   // Header bytes need not be UTF-8 (obs-text); proto string fields must be.
   v1::Header& header = t->response->headers.emplace_back();
-  header.set_name(SanitizeUtf8(std::string(Trim(line.substr(0, colon)))));
-  header.set_value(SanitizeUtf8(std::string(Trim(line.substr(colon + 1)))));
+  header.set_name(SanitizeUtf8(std::string(TrimHttpFieldWhitespace(line.substr(0, colon)))));
+  header.set_value(SanitizeUtf8(std::string(TrimHttpFieldWhitespace(line.substr(colon + 1)))));
   return bytes;
 }
 
@@ -255,7 +237,7 @@ class CurlHttpClient final : public HttpClient {
 
 std::string_view FindHeader(const std::vector<v1::Header>& headers, std::string_view name) {
   for (const auto& header : headers) {
-    if (EqualsIgnoreCase(header.name(), name)) return header.value();
+    if (EqualsIgnoreCaseAscii(header.name(), name)) return header.value();
   }
   return {};
 }

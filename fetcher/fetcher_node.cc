@@ -174,6 +174,7 @@ void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
       // The frontier does not know us (it restarted): introduce ourselves
       // again; our old leases are void there, so forget the credit.
       spdlog::info("frontier asked us to re-register: {}", envelope.reject().reason());
+      shutdown_received_ = false;  // a new frontier (or crawl) wants us: work again
       SayReady(*frontier_);
       break;
     case v1::Envelope::kHeartbeat:

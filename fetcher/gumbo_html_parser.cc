@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii.h"
+
 namespace zcrawl::fetcher {
 
 // Bump allocator for one parse. Gumbo's frees are no-ops; Reset() drops
@@ -92,11 +94,8 @@ class GumboAttributes final : public ElementAttributes {
 std::string UnknownTagName(const GumboElement& element) {
   GumboStringPiece piece = element.original_tag;
   gumbo_tag_from_original_text(&piece);  // strips "<", attributes and ">"
-  std::string name(piece.data == nullptr ? "" : std::string_view(piece.data, piece.length));
-  for (char& c : name) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return name;
+  return AsciiLower(piece.data == nullptr ? std::string_view()
+                                          : std::string_view(piece.data, piece.length));
 }
 
 }  // namespace

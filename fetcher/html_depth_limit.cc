@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/ascii.h"
+
 namespace zcrawl::fetcher {
 namespace {
 
@@ -109,16 +111,8 @@ const TagTable& Tags() {
   return *kTable;
 }
 
-bool IsAsciiWhitespace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
 bool IsAsciiAlpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-char ToLowerAscii(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
 // Distinct unknown tag names we remember; beyond this they share one id.

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii.h"
+
 namespace zcrawl::fetcher {
 namespace {
 
@@ -116,9 +118,7 @@ void MyHtmlHtmlParser::ParseCleanUtf8(std::string_view html, ParsedHtml* out) {
       kind = kind_by_tag_[tag];
     } else {  // a tag MyHTML does not know, e.g. a custom element
       lowered = TagName(tree_, tag);
-      for (char& c : lowered) {
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      }
+      for (char& c : lowered) c = ToLowerAscii(c);
       kind = ElementKindForTag(lowered);
     }
     const bool html_namespace =

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/ascii.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
 #include "fetcher/link_resolver.h"
@@ -13,14 +14,6 @@ namespace zcrawl::fetcher {
 namespace {
 
 constexpr uint64_t kMaxRobotsBytes = 512000;  // RFC 9309: parse at least 500 KiB
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // The target of a redirect that was not followed, as a link like the ones
 // parsed from HTML: absolute http(s), no fragment, listed once. A redirect
@@ -44,7 +37,7 @@ std::string MediaType(std::string_view content_type_header) {
   std::string_view type = content_type_header.substr(0, content_type_header.find(';'));
   while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
   while (!type.empty() && type.front() == ' ') type.remove_prefix(1);
-  return Lower(type);
+  return AsciiLower(type);
 }
 
 bool IsHtmlContentType(std::string_view media_type) {

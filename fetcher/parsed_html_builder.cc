@@ -4,32 +4,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/ascii.h"
 #include "fetcher/charset.h"
 
 namespace zcrawl::fetcher {
 namespace {
-
-bool IsAsciiWhitespace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
-char ToLowerAscii(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-std::string_view TrimAsciiWhitespace(std::string_view s) {
-  while (!s.empty() && IsAsciiWhitespace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsAsciiWhitespace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view lower_b) {
-  if (a.size() != lower_b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (ToLowerAscii(a[i]) != lower_b[i]) return false;
-  }
-  return true;
-}
 
 // Calls `fn` with each token of `list`, split at ASCII whitespace and at
 // `also_separator` (pass ' ' for whitespace only).
@@ -189,7 +168,7 @@ void ParsedHtmlBuilder::AddLink(LinkSource source,
   if (has_rel) {
     if (std::optional<std::string_view> rel = attributes.Get("rel")) {
       ForEachToken(*rel, ' ', [&](std::string_view token) {
-        nofollow = nofollow || EqualsIgnoreCase(token, "nofollow");
+        nofollow = nofollow || EqualsIgnoreCaseAscii(token, "nofollow");
       });
     }
   }
@@ -199,14 +178,14 @@ void ParsedHtmlBuilder::AddLink(LinkSource source,
 void ParsedHtmlBuilder::HandleMeta(const ElementAttributes& attributes) {
   const std::optional<std::string_view> content = attributes.Get("content");
   if (const std::optional<std::string_view> name = attributes.Get("name");
-      name && content && EqualsIgnoreCase(TrimAsciiWhitespace(*name), "robots")) {
+      name && content && EqualsIgnoreCaseAscii(TrimAsciiWhitespace(*name), "robots")) {
     ForEachToken(*content, ',', [&](std::string_view token) {
-      if (EqualsIgnoreCase(token, "none")) {
+      if (EqualsIgnoreCaseAscii(token, "none")) {
         out_->meta_noindex = true;
         out_->meta_nofollow = true;
-      } else if (EqualsIgnoreCase(token, "noindex")) {
+      } else if (EqualsIgnoreCaseAscii(token, "noindex")) {
         out_->meta_noindex = true;
-      } else if (EqualsIgnoreCase(token, "nofollow")) {
+      } else if (EqualsIgnoreCaseAscii(token, "nofollow")) {
         out_->meta_nofollow = true;
       }
     });
@@ -218,7 +197,7 @@ void ParsedHtmlBuilder::HandleMeta(const ElementAttributes& attributes) {
   }
   const std::optional<std::string_view> http_equiv = attributes.Get("http-equiv");
   if (http_equiv && content &&
-      EqualsIgnoreCase(TrimAsciiWhitespace(*http_equiv), "content-type")) {
+      EqualsIgnoreCaseAscii(TrimAsciiWhitespace(*http_equiv), "content-type")) {
     out_->meta_charset = CharsetFromMetaContent(*content);
   }
 }

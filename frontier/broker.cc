@@ -18,7 +18,7 @@ namespace {
 constexpr int64_t kProgressIntervalMs = 5000;
 constexpr uint32_t kMaxCredit = 100000;
 
-std::string MakeSenderId() { return "frontier-" + std::to_string(getpid()); }
+std::string MakeSenderId() { return MakeRunId("frontier"); }
 
 SchedulerOptions ToSchedulerOptions(const FrontierOptions& o) {
   SchedulerOptions s;

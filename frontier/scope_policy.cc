@@ -5,16 +5,10 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "common/ascii.h"
+
 namespace zcrawl::frontier {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 constexpr int kRegexFlags = REG_EXTENDED | REG_NOSUB;
 
@@ -129,9 +123,9 @@ ScopePolicy& ScopePolicy::operator=(ScopePolicy&&) noexcept = default;
 
 Status ScopePolicy::Init(ScopeOptions options) {
   options_ = std::move(options);
-  for (const auto& host : options_.seed_hosts) hosts_.insert(Lower(host));
+  for (const auto& host : options_.seed_hosts) hosts_.insert(AsciiLower(host));
   for (auto& domain : options_.allow_domains) {
-    domain = Lower(domain);
+    domain = AsciiLower(domain);
     while (!domain.empty() && domain.front() == '.') domain.erase(0, 1);
   }
   if (!options_.allow_patterns.empty()) {

@@ -22,6 +22,7 @@
 
 #include "common/envelope_codec.h"
 #include "common/json_writer.h"
+#include "common/socket_security.h"
 #include "common/status.h"
 #include "common/zmq_io.h"
 #include "zcrawl.pb.h"
@@ -38,6 +39,7 @@ struct StatusToolOptions {
   // Operator control: resize fetcher pools (0: leave them).
   uint32_t set_threads = 0;
   std::string fetcher_id;  // "" = every fetcher
+  SecurityOptions security;  // CURVE towards a secured frontier
 };
 
 std::string RandomHex(int digits) {
@@ -62,6 +64,9 @@ Result<v1::StatusReply> RequestStatus(const StatusToolOptions& options) {
   settings.identity = "status-" + RandomHex(12);
   auto socket = MakeSocket(context, zmq::socket_type::dealer, settings);
   if (!socket.ok()) return socket.status();
+  if (Status s = SecureClientSocket(*socket, options.security, options.security.frontier_key); !s.ok()) {
+    return s;
+  }
   if (Status s = Connect(*socket, options.frontier); !s.ok()) return s;
 
   EnvelopeCodec codec("status-" + HostName() + "-" + std::to_string(getpid()));
@@ -230,6 +235,7 @@ int Main(int argc, char** argv) {
   app.add_option("--set-threads", options.set_threads,
                  "First resize the worker pools of fetchers (all, or --fetcher ID) to N threads")
       ->check(CLI::Range(1u, 4096u));
+  AddSecurityFlags(app, options.security, /*server=*/false, /*frontier_client=*/true, false);
   app.add_option("--fetcher", options.fetcher_id, "With --set-threads: only this fetcher (its id)");
   app.add_option("--timeout-ms", options.timeout_ms, "Give up (exit 1) without a reply after this")
       ->capture_default_str()->check(CLI::Range(1, 3600000));

@@ -10,6 +10,7 @@
 
 #include "common/json_writer.h"
 #include "common/url.h"
+#include "writer/file_io.h"
 #include "writer/jsonl_keys.h"
 
 namespace zcrawl::writer {
@@ -50,20 +51,12 @@ std::string SanitizeSegment(std::string_view segment) {
   return out;
 }
 
-std::string ErrnoText(std::string_view what, const std::string& path) {
-  return std::string(what) + " " + path + ": " + std::strerror(errno);
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    const ssize_t n = write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return UnavailableError(ErrnoText("write", path));
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
+// This sink reports every failed write as Unavailable, whatever the errno
+// (file_io's WriteAll would say ResourceExhausted for ENOSPC).
+Status WriteAllOrUnavailable(int fd, std::string_view data, const std::string& path) {
+  Status s = WriteAll(fd, data, path);
+  if (s.ok()) return s;
+  return UnavailableError(s.message());
 }
 
 // mkdir -p below `root`; false if some component exists as a non-directory.
@@ -124,7 +117,7 @@ Status FilesSink::Open() {
   const std::string index = options_.out_dir + "/index.jsonl";
   if (Status s = TruncateTornLine(index); !s.ok()) return s;
   index_fd_ = open(index.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (index_fd_ < 0) return PermissionDeniedError(ErrnoText("cannot open", index));
+  if (index_fd_ < 0) return PermissionDeniedError(ErrnoMessage("cannot open", index, errno));
   return Status::Ok();
 }
 
@@ -137,13 +130,13 @@ Result<std::string> FilesSink::StoreBody(const v1::Page& page) {
       const std::string full = options_.out_dir + "/" + relative;
       const int fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       if (fd >= 0) {
-        Status s = WriteAll(fd, page.body(), full);
+        Status s = WriteAllOrUnavailable(fd, page.body(), full);
         close(fd);
         if (!s.ok()) return s;
         return relative;
       }
       if (errno != EEXIST && errno != EISDIR && errno != ENOTDIR) {
-        return UnavailableError(ErrnoText("cannot create", full));
+        return UnavailableError(ErrnoMessage("cannot create", full, errno));
       }
     }
     // Taken by another URL, or a file/directory clash: use the flat name.
@@ -176,12 +169,12 @@ Status FilesSink::Write(const v1::Page& page) {
 Status FilesSink::Flush() {
   if (index_fd_ < 0) return InternalError("files sink not open");
   if (!index_buffer_.empty()) {
-    if (Status s = WriteAll(index_fd_, index_buffer_, "index.jsonl"); !s.ok()) return s;
+    if (Status s = WriteAllOrUnavailable(index_fd_, index_buffer_, "index.jsonl"); !s.ok()) return s;
     index_buffer_.clear();
   }
   // One syncfs makes every page file, directory entry and the index durable
   // at once: far cheaper than an fsync per file.
-  if (syncfs(index_fd_) != 0) return UnavailableError(ErrnoText("syncfs", options_.out_dir));
+  if (syncfs(index_fd_) != 0) return UnavailableError(ErrnoMessage("syncfs", options_.out_dir, errno));
   return Status::Ok();
 }
 

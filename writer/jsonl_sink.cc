@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -16,8 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/ascii.h"
 #include "common/encoding.h"
 #include "common/json_writer.h"
+#include "writer/file_io.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -25,42 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr size_t kTailScanChunk = 64 * 1024;
-
-// Maps an errno to the code that tells the caller what to do next.
-Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
-  std::string message = std::string(what) + " " + path + ": " + std::strerror(err);
-  switch (err) {
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return PermissionDeniedError(std::move(message));
-    case ENOSPC:
-    case EDQUOT:
-    case EMFILE:
-    case ENFILE:
-      return ResourceExhaustedError(std::move(message));
-    default:
-      return UnavailableError(std::move(message));
-  }
-}
-
-Status FsyncDir(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("open folder", dir, errno);
-  const int rc = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0) return ErrnoStatus("fsync folder", dir, err);
-  return Status::Ok();
-}
-
-std::string AsciiLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 // Size of the file without a last line that lacks its '\n'.
 Result<uint64_t> SizeWithoutTornLine(int fd, uint64_t size, const std::string& path) {
@@ -256,16 +221,9 @@ Status JsonlSink::Close() {
 }
 
 Status JsonlSink::WriteBuffer() {
-  std::string_view data = buffer_;
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd_, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("write", path_, errno);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-    file_bytes_ += static_cast<uint64_t>(n);
-  }
+  Status s = WriteAll(fd_, buffer_, path_);
+  if (!s.ok()) return s;  // the caller abandons the writes: file_bytes_ is moot
+  file_bytes_ += buffer_.size();
   buffer_.clear();
   return Status::Ok();
 }

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "common/encoding.h"
+#include "writer/file_io.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -24,46 +25,6 @@ constexpr char kWarcinfoBlock[] =
     "software: zcrawl\r\n"
     "format: WARC File Format 1.1\r\n"
     "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n";
-
-// Maps an errno to the code that tells the caller what to do next.
-Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
-  std::string message = std::string(what) + " " + path + ": " + std::strerror(err);
-  switch (err) {
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return PermissionDeniedError(std::move(message));
-    case ENOSPC:
-    case EDQUOT:
-    case EMFILE:
-    case ENFILE:
-      return ResourceExhaustedError(std::move(message));
-    default:
-      return UnavailableError(std::move(message));
-  }
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    const ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("write", path, errno);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
-
-Status FsyncDir(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("open folder", dir, errno);
-  const int rc = ::fsync(fd);
-  const int err = errno;
-  ::close(fd);
-  if (rc != 0) return ErrnoStatus("fsync folder", dir, err);
-  return Status::Ok();
-}
 
 // "PREFIX-YYYYmmddHHMMSS-NNNNN.warc.gz" -> NNNNN; false for other names.
 bool ParseSerial(std::string_view name, std::string_view prefix, uint64_t& serial) {

@@ -15,7 +15,7 @@ WriterNode::WriterNode(const WriterOptions& options, zmq::context_t& context, co
     : options_(options),
       context_(context),
       clock_(clock),
-      codec_("writer-" + std::to_string(getpid())),
+      codec_(MakeRunId("writer")),
       sinks_(std::move(sinks)) {}
 
 WriterNode::~WriterNode() { CloseSinks().IgnoreError(); }
