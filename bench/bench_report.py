@@ -136,10 +136,11 @@ def main():
     p("zcrawl flags: `%s --delay-ms 0 --no-robots --format files`; wget2 `--max-threads %s`." % (
         machine.get("zc_fast"), machine.get("wget2_threads")))
     p("")
+    p("zcrawl-myhtml: the same with `--parser myhtml`; zcrawl-myhtml-ph16: `%s --parser myhtml`." %
+      machine.get("zc_fast_ph16"))
+    p("")
     p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | peak RSS MB (sum) |")
     p("|---|---|---:|---:|---:|---:|---:|")
-    p("zcrawl-myhtml-ph16: the same with `%s --parser myhtml`." % machine.get("zc_fast_ph16"))
-    p("")
     for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-myhtml-ph16", "wget2", "wget"):
       if label in fast:
         s = fast[label]
@@ -250,7 +251,9 @@ def main():
     p("```")
     for line in open(micro):
       line = line.rstrip("\n")
-      if line.startswith("***WARNING***") or not line.strip():
+      # Keep the result lines; drop the per-binary preamble (date, caches).
+      if (not line.strip() or line.startswith(("***WARNING***", "Running ", "Run on ", "CPU Caches", "  L",
+                                                "Load Average")) or re.match(r"\d{4}-\d\d-\d\dT", line)):
         continue
       out.append(line)
     p("```")

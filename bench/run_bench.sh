@@ -39,7 +39,8 @@
 #                        zcrawl-myhtml-ph16 in "fast" only)
 #   --site DIR           reuse (or create) the generated site in DIR
 #   --work DIR           working folder (default: a new /tmp/zcrawl-bench.*)
-#   --keep               keep the working folder
+#   --keep               keep everything in the working folder (site,
+#                        perf data); otherwise only logs and results stay
 #   --micro-min-time S   Google Benchmark --benchmark_min_time (0.5)
 #   --quick              1 round, 500 pages per host, short microbenchmarks
 #
@@ -61,7 +62,7 @@ set -euo pipefail
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 if [ $# -lt 1 ] || [ "${1:0:1}" = "-" ]; then
-  sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,59p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 BIN_DIR="$(cd "$1" && pwd)"
@@ -106,7 +107,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1; shift ;;
     --micro-min-time) MICRO_MIN_TIME="$2"; shift 2 ;;
     --quick) REPEATS=1; PAGES_PER_HOST=500; MICRO_MIN_TIME=0.1; shift ;;
-    -h|--help) sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,59p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_bench: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -161,7 +162,11 @@ stop_nginx() {
 }
 cleanup() {
   stop_nginx
-  if [ "$KEEP" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK/out" "$WORK/bin" "$WORK"/perf-*.data; fi
+  if [ "$KEEP" = 1 ]; then
+    log "kept $WORK"
+  else
+    rm -rf "$WORK/out" "$WORK/bin" "$WORK/site" "$WORK"/perf-*.data
+  fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

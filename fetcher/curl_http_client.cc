@@ -174,9 +174,11 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
-    curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, OnDebug);
-    curl_easy_setopt(c, CURLOPT_DEBUGDATA, &transfer);
-    curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);  // only feeds OnDebug
+    if (options_.capture_request_headers) {
+      curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, OnDebug);
+      curl_easy_setopt(c, CURLOPT_DEBUGDATA, &transfer);
+      curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);  // only feeds OnDebug
+    }
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_);
     error_[0] = '\0';
 

@@ -126,7 +126,8 @@ void FetcherNode::RunItem(const v1::WorkItem& item) {
   if (t_processor.owner != this) {
     t_processor.owner = this;
     t_processor.processor = std::make_unique<PageProcessor>(
-        options_, MakeCurlHttpClient(options_.http), MakeHtmlParser(options_.parser), clock_);
+        options_, MakeCurlHttpClient(options_.http),
+        MakeHtmlParser(options_.parser, HtmlParserOptions{.extract_text = options_.extract_text}), clock_);
   }
   outcomes_.Push(t_processor.processor->Process(item, codec_.sender_id()));
 }

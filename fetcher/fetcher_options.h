@@ -26,6 +26,9 @@ struct HttpOptions {
   // the frontier as links so scope is decided there.
   uint32_t max_redirects = 5;
   bool verify_tls = true;
+  // Record the request as sent (for WARC request records); costs libcurl's
+  // verbose tracing on every request.
+  bool capture_request_headers = true;
 };
 
 struct FetcherOptions {
@@ -47,6 +50,8 @@ struct FetcherOptions {
   std::string parser = "myhtml";
   // Follow links marked rel=nofollow or pages with meta robots nofollow.
   bool ignore_nofollow = false;
+  // Extract visible text (jsonl and exec outputs use it; files and WARC do not).
+  bool extract_text = true;
   // Store non-HTML responses (true) or report them as skipped.
   bool store_non_html = true;
   // Heartbeats and liveness, as in the frontier.

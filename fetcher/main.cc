@@ -26,6 +26,9 @@ void AddFlags(CLI::App& app, FetcherOptions& o) {
   app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str()
       ->check(CLI::IsMember({"gumbo", "myhtml"}));
   app.add_flag("--ignore-nofollow", o.ignore_nofollow, "Follow nofollow links too");
+  app.add_flag("!--no-text", o.extract_text, "Do not extract visible text (no output needs it)");
+  app.add_flag("!--no-request-headers", o.http.capture_request_headers,
+               "Do not record requests as sent (only WARC request records need them)");
   app.add_flag("!--skip-non-html", o.store_non_html, "Do not store non-HTML responses");
   app.add_option("--user-agent", o.http.user_agent, "User-Agent header")->capture_default_str();
   app.add_option("--connect-timeout-ms", o.http.connect_timeout_ms, "TCP+TLS connect timeout")

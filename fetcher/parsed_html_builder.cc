@@ -150,7 +150,7 @@ void ParsedHtmlBuilder::EndElement(ElementKind kind, bool html_namespace) {
 void ParsedHtmlBuilder::Text(std::string_view text) {
   if (in_first_title_) {
     AppendCollapsed(text, &out_->title, &title_space_pending_);
-  } else if (hidden_depth_ == 0) {
+  } else if (extract_text_ && hidden_depth_ == 0) {
     AppendCollapsed(text, &out_->text, &text_space_pending_);
   }
 }

@@ -55,7 +55,8 @@ class ElementAttributes {
 class ParsedHtmlBuilder {
  public:
   // Fills `out`, which must outlive the builder and start out empty.
-  explicit ParsedHtmlBuilder(ParsedHtml* out) : out_(out) {}
+  explicit ParsedHtmlBuilder(ParsedHtml* out, bool extract_text = true)
+      : out_(out), extract_text_(extract_text) {}
 
   ParsedHtmlBuilder(const ParsedHtmlBuilder&) = delete;
   ParsedHtmlBuilder& operator=(const ParsedHtmlBuilder&) = delete;
@@ -76,6 +77,7 @@ class ParsedHtmlBuilder {
   void HandleMeta(const ElementAttributes& attributes);
 
   ParsedHtml* out_;
+  const bool extract_text_;
   int hidden_depth_ = 0;          // open elements whose text is not visible
   bool in_first_title_ = false;   // inside the first HTML <title>
   bool seen_title_ = false;

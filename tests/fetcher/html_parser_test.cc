@@ -513,3 +513,23 @@ TEST(HtmlDepthLimitTest, SelfClosingSyntaxCountsOnlyInsideSvg) {
 
 }  // namespace
 }  // namespace zcrawl::fetcher
+
+namespace zcrawl::fetcher {
+namespace {
+
+TEST(HtmlParserOptionsTest, WithoutTextExtractionLinksAndTitleAreUnchanged) {
+  const std::string html =
+      "<html><head><title>T</title></head><body><p>Hello <a href='/a'>there</a></p>"
+      "<meta name=robots content=nofollow></body></html>";
+  for (const char* name : {"gumbo", "myhtml"}) {
+    ParsedHtml full = MakeHtmlParser(name)->Parse(html);
+    ParsedHtml lean = MakeHtmlParser(name, HtmlParserOptions{.extract_text = false})->Parse(html);
+    EXPECT_EQ(full.text, "Hello there") << name;
+    EXPECT_TRUE(lean.text.empty()) << name;
+    lean.text = full.text;
+    EXPECT_EQ(lean, full) << name;
+  }
+}
+
+}  // namespace
+}  // namespace zcrawl::fetcher
