@@ -7,7 +7,7 @@
 #     of ~18 KB, ~30 links each of every kind) in a temp folder;
 #  2. serves it with nginx (own config, access log off) on 127.0.0.2-5:PORT;
 #  3. "ceiling": nginx's own limit with wrk (127.0.0.2, cycling all pages);
-#  4. "fast": crawls the whole site with zcrawl (default gumbo parser and
+#  4. "fast": crawls the whole site with zcrawl ("zcrawl" = --parser gumbo, and
 #     --parser myhtml), wget and wget2, every page written to disk,
 #     politeness off; REPEATS rounds, crawlers interleaved;
 #  5. "slow": the same with 20 ms of server latency per response (nginx echo
@@ -398,7 +398,7 @@ if part ceiling || part fast || part memory || part profile; then
   if part fast; then
     for ((r = 1; r <= REPEATS; r++)); do
       # shellcheck disable=SC2086
-      if crawler_on zcrawl; then run_crawler fast zcrawl "$r" zcrawl $ZC_FAST; fi
+      if crawler_on zcrawl; then run_crawler fast zcrawl "$r" zcrawl $ZC_FAST --parser gumbo; fi
       if crawler_on wget2; then run_crawler fast wget2 "$r" wget2; fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-myhtml; then run_crawler fast zcrawl-myhtml "$r" zcrawl $ZC_FAST --parser myhtml; fi
@@ -442,7 +442,7 @@ if part slow; then
   start_nginx "$LATENCY_MS"
   for ((r = 1; r <= REPEATS; r++)); do
     # shellcheck disable=SC2086
-    if crawler_on zcrawl; then run_crawler slow zcrawl "$r" zcrawl $ZC_SLOW; fi
+    if crawler_on zcrawl; then run_crawler slow zcrawl "$r" zcrawl $ZC_SLOW --parser gumbo; fi
     if crawler_on wget2; then run_crawler slow wget2 "$r" wget2; fi
     # shellcheck disable=SC2086
     if crawler_on zcrawl-myhtml; then run_crawler slow zcrawl-myhtml "$r" zcrawl $ZC_SLOW --parser myhtml; fi
