@@ -51,10 +51,11 @@ const std::vector<v1::Page>& Pages() {
   return pages;
 }
 
-void BM_Sink(benchmark::State& state, const char* format) {
+void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 1) {
   const std::string dir = FreshDir(format);
   SinkOptions options;
   options.out_dir = dir;
+  options.warc_gzip_level = warc_gzip_level;
   auto sinks = MakeSinks(format, options);
   if (!sinks.ok() || (*sinks)[0]->Open().code() != StatusCode::kOk) {
     state.SkipWithError("cannot open sink");
@@ -81,6 +82,7 @@ void BM_Sink(benchmark::State& state, const char* format) {
 BENCHMARK_CAPTURE(BM_Sink, files, "files")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
 BENCHMARK_CAPTURE(BM_Sink, jsonl, "jsonl")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
 BENCHMARK_CAPTURE(BM_Sink, warc, "warc")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
+BENCHMARK_CAPTURE(BM_Sink, warc_stored, "warc", 0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
 
 void BM_RawWriteFsync(benchmark::State& state) {
   const std::string dir = FreshDir("raw");
