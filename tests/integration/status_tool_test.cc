@@ -23,22 +23,6 @@
 namespace zcrawl::testing {
 namespace {
 
-// A TCP port nothing listens on right now (the kernel's pick for port 0).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    close(fd);
-    return 0;
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 struct ToolRun {
   int exit_code = -1;
@@ -70,7 +54,7 @@ class StatusToolTest : public ::testing::Test {
     });
     server_->Start();
     dir_ = MakeTempDir("status-tool");
-    endpoint_ = "tcp://127.0.0.1:" + std::to_string(FreePort());
+    endpoint_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
     frontier_.Start({BinDir() + "/zcrawl-frontier", "--bind", endpoint_, "--stay",
                      "--heartbeat-ms", "200", "--liveness", "50", server_->origin() + "/"},
                     dir_ + "/frontier.log");
@@ -179,7 +163,7 @@ TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
 
 TEST(StatusToolNoFrontierTest, GivesUpAfterThreeSecondsWithAClearError) {
   const std::string dir = MakeTempDir("status-tool-none");
-  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreePort());
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   ToolRun run = RunStatus(dir, {"--frontier", endpoint});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.output.find("no reply from the frontier at " + endpoint + " within 3000 ms"),
@@ -198,7 +182,7 @@ namespace {
 // Not the fixture: a real fetcher would fetch the fixture's seed.
 TEST(StatusToolControlTest, SetThreadsResizesARealFetchersPoolWhileItRuns) {
   const std::string dir_ = MakeTempDir("status-resize");
-  const std::string endpoint_ = "tcp://127.0.0.1:" + std::to_string(FreePort());
+  const std::string endpoint_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   TestProcess frontier;
   // Port 9 on loopback refuses connections: the fetcher has nothing to do.
   frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", endpoint_, "--stay", "--heartbeat-ms",
