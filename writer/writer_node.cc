@@ -53,7 +53,6 @@ Status WriterNode::Start() {
       return s;
     }
     if (Status s = Connect(frontier_, options_.frontier); !s.ok()) return s;
-    frontier_last_seen_ms_ = clock_.NowMs();
     SayReadyToFrontier();
   }
   if (options_.metrics_port != 0) {
@@ -168,7 +167,6 @@ void WriterNode::HandleFrontierMessage(const std::string& payload) {
                  envelope.status().message());
     return;
   }
-  frontier_last_seen_ms_ = clock_.NowMs();
   if (envelope->has_shutdown()) {
     spdlog::info("frontier says shutdown reason={}", envelope->shutdown().reason());
     shutdown_received_ = true;

@@ -84,7 +84,6 @@ class WriterNode {
   std::unordered_set<std::string> batch_keys_;    // written, not yet flushed
   std::vector<PendingAck> pending_;
   bool shutdown_received_ = false;
-  int64_t frontier_last_seen_ms_ = 0;
   int64_t frontier_last_sent_ms_ = 0;
   WriterCounters counters_;
   std::unique_ptr<MetricsServer> metrics_;

@@ -26,7 +26,6 @@ struct WriterOptions {
   uint16_t metrics_port = 0;
   std::string metrics_bind = "127.0.0.1";
   int64_t heartbeat_ms = 1000;
-  uint32_t liveness = 5;
   SinkOptions sink;
   SecurityOptions security;
   LoggingOptions logging;
