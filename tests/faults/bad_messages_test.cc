@@ -155,13 +155,10 @@ std::vector<std::string> WrongTypeMessages() {
 class BadMessagesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    foreign_ = std::make_unique<TestHttpServer>("127.0.0.2", [](const TestRequest&) { return TestResponse{}; });
-    foreign_->Start();
-    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [this](const TestRequest& r) {
-      return site_->Serve(r);
-    });
-    server_->Start();
-    site_ = std::make_unique<GeneratedSite>(kPages, server_->origin(), foreign_->origin());
+    served_ = std::make_unique<ServedSite>(kPages);
+    foreign_ = served_->foreign.get();
+    server_ = served_->server.get();
+    site_ = served_->site.get();
     dir_ = MakeTempDir("bad-messages");
     frontier_ep_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
     writer_ep_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
@@ -249,9 +246,10 @@ class BadMessagesTest : public ::testing::Test {
   }
 
   zmq::context_t context_{1};
-  std::unique_ptr<TestHttpServer> foreign_;
-  std::unique_ptr<TestHttpServer> server_;
-  std::unique_ptr<GeneratedSite> site_;
+  std::unique_ptr<ServedSite> served_;
+  TestHttpServer* foreign_ = nullptr;
+  TestHttpServer* server_ = nullptr;
+  GeneratedSite* site_ = nullptr;
   std::string dir_;
   std::string frontier_ep_;
   std::string writer_ep_;

@@ -19,13 +19,10 @@ constexpr int kPages = 300;
 class CrashResumeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    foreign_ = std::make_unique<TestHttpServer>("127.0.0.2", [](const TestRequest&) { return TestResponse{}; });
-    foreign_->Start();
-    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [this](const TestRequest& r) {
-      return site_->Serve(r);
-    });
-    server_->Start();
-    site_ = std::make_unique<GeneratedSite>(kPages, server_->origin(), foreign_->origin());
+    served_ = std::make_unique<ServedSite>(kPages);
+    foreign_ = served_->foreign.get();
+    server_ = served_->server.get();
+    site_ = served_->site.get();
     dir_ = MakeTempDir("crash");
   }
 
@@ -67,9 +64,10 @@ class CrashResumeTest : public ::testing::Test {
     EXPECT_EQ(foreign_->total_requests(), 0u);
   }
 
-  std::unique_ptr<TestHttpServer> foreign_;
-  std::unique_ptr<TestHttpServer> server_;
-  std::unique_ptr<GeneratedSite> site_;
+  std::unique_ptr<ServedSite> served_;
+  TestHttpServer* foreign_ = nullptr;
+  TestHttpServer* server_ = nullptr;
+  GeneratedSite* site_ = nullptr;
   std::string dir_;
 };
 

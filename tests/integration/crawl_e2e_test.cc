@@ -27,15 +27,10 @@ int64_t NowMs() {
 class SiteFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    foreign_ = std::make_unique<TestHttpServer>("127.0.0.2", [](const TestRequest&) {
-      return TestResponse{};
-    });
-    foreign_->Start();
-    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [this](const TestRequest& r) {
-      return site_->Serve(r);
-    });
-    server_->Start();
-    site_ = std::make_unique<GeneratedSite>(kPages, server_->origin(), foreign_->origin());
+    served_ = std::make_unique<ServedSite>(kPages);
+    foreign_ = served_->foreign.get();
+    server_ = served_->server.get();
+    site_ = served_->site.get();
     out_ = MakeTempDir("crawl");
   }
 
@@ -101,9 +96,10 @@ class SiteFixture : public ::testing::Test {
     return false;
   }
 
-  std::unique_ptr<TestHttpServer> foreign_;
-  std::unique_ptr<TestHttpServer> server_;
-  std::unique_ptr<GeneratedSite> site_;
+  std::unique_ptr<ServedSite> served_;
+  TestHttpServer* foreign_ = nullptr;
+  TestHttpServer* server_ = nullptr;
+  GeneratedSite* site_ = nullptr;
   std::string out_;
 };
 

@@ -90,15 +90,10 @@ class ReplacementWriterTest : public ::testing::Test {
     if (!ShellSucceeds("protoc --version", out_ + "/protoc-check.log")) {
       GTEST_SKIP() << "protoc not found (install protobuf-compiler)";
     }
-    foreign_ = std::make_unique<TestHttpServer>("127.0.0.2", [](const TestRequest&) {
-      return TestResponse{};
-    });
-    foreign_->Start();
-    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [this](const TestRequest& r) {
-      return site_->Serve(r);
-    });
-    server_->Start();
-    site_ = std::make_unique<GeneratedSite>(kPages, server_->origin(), foreign_->origin());
+    served_ = std::make_unique<ServedSite>(kPages);
+    foreign_ = served_->foreign.get();
+    server_ = served_->server.get();
+    site_ = served_->site.get();
   }
 
   void TearDown() override {
@@ -107,9 +102,10 @@ class ReplacementWriterTest : public ::testing::Test {
 
   std::string Log(const std::string& name) { return ReadFile(out_ + "/" + name + ".log"); }
 
-  std::unique_ptr<TestHttpServer> foreign_;
-  std::unique_ptr<TestHttpServer> server_;
-  std::unique_ptr<GeneratedSite> site_;
+  std::unique_ptr<ServedSite> served_;
+  TestHttpServer* foreign_ = nullptr;
+  TestHttpServer* server_ = nullptr;
+  GeneratedSite* site_ = nullptr;
   std::string out_;
 };
 

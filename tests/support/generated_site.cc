@@ -82,4 +82,17 @@ bool GeneratedSite::IsForbiddenPath(const std::string& target) const {
          target.starts_with("/script");
 }
 
+ServedSite::ServedSite(int pages) {
+  foreign = std::make_unique<TestHttpServer>("127.0.0.2", [](const TestRequest&) { return TestResponse{}; });
+  foreign->Start();
+  server = std::make_unique<TestHttpServer>("127.0.0.1", [this](const TestRequest& r) { return site->Serve(r); });
+  server->Start();
+  site = std::make_unique<GeneratedSite>(pages, server->origin(), foreign->origin());
+}
+
+ServedSite::~ServedSite() {
+  server->Stop();
+  foreign->Stop();
+}
+
 }  // namespace zcrawl::testing

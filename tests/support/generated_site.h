@@ -7,6 +7,7 @@
 // Immutable after construction; Serve is safe from many threads.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string>
 
@@ -37,6 +38,21 @@ class GeneratedSite {
   int pages_;
   std::string origin_;
   std::string foreign_origin_;
+};
+
+// A GeneratedSite served on 127.0.0.1 together with the "foreign" host on
+// 127.0.0.2 whose links are out of scope (and which counts any request that
+// reaches it). Both servers run until the object is destroyed.
+struct ServedSite {
+  explicit ServedSite(int pages);
+  // Stops the servers before the site they serve goes away.
+  ~ServedSite();
+  ServedSite(const ServedSite&) = delete;
+  ServedSite& operator=(const ServedSite&) = delete;
+
+  std::unique_ptr<TestHttpServer> foreign;
+  std::unique_ptr<TestHttpServer> server;
+  std::unique_ptr<GeneratedSite> site;
 };
 
 }  // namespace zcrawl::testing
