@@ -3,7 +3,8 @@
 // group commit does; BM_RawWriteFsync writes the same number of body bytes
 // with write(2) in 1 MiB chunks and one fsync per 256 pages' worth — what
 // `dd bs=1M conv=fsync` does. bytes_per_second counts page bodies, so the
-// figures compare directly. Files go to $TMPDIR (default /tmp).
+// figures compare directly. The WARC sink runs with its default encoding
+// threads (one per core) unless the name says otherwise. Files go to $TMPDIR (default /tmp).
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -51,11 +52,13 @@ const std::vector<v1::Page>& Pages() {
   return pages;
 }
 
-void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 1) {
+void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 1,
+             int warc_threads = -1) {
   const std::string dir = FreshDir(format);
   SinkOptions options;
   options.out_dir = dir;
   options.warc_gzip_level = warc_gzip_level;
+  options.warc_threads = warc_threads;
   auto sinks = MakeSinks(format, options);
   if (!sinks.ok() || (*sinks)[0]->Open().code() != StatusCode::kOk) {
     state.SkipWithError("cannot open sink");
@@ -83,6 +86,8 @@ BENCHMARK_CAPTURE(BM_Sink, files, "files")->Unit(benchmark::kMillisecond)->UseRe
 BENCHMARK_CAPTURE(BM_Sink, jsonl, "jsonl")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
 BENCHMARK_CAPTURE(BM_Sink, warc, "warc")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
 BENCHMARK_CAPTURE(BM_Sink, warc_stored, "warc", 0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
+// The WARC sink compressing on its own thread only (--warc-threads 0).
+BENCHMARK_CAPTURE(BM_Sink, warc_one_thread, "warc", 1, 0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
 
 void BM_RawWriteFsync(benchmark::State& state) {
   const std::string dir = FreshDir("raw");

@@ -126,9 +126,14 @@ Result<std::string> FilesSink::StoreBody(const v1::Page& page) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     const size_t slash = relative.rfind('/');
     const std::string dir = slash == std::string::npos ? "" : relative.substr(0, slash);
-    if (MakeDirs(options_.out_dir, dir)) {
+    if (EnsureDir(dir)) {
       const std::string full = options_.out_dir + "/" + relative;
-      const int fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      int fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd < 0 && errno == ENOENT) {
+        // Someone removed a folder we had made: make it again.
+        known_dirs_.erase(dir);
+        if (EnsureDir(dir)) fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      }
       if (fd >= 0) {
         Status s = WriteAllOrUnavailable(fd, page.body(), full);
         close(fd);
@@ -144,6 +149,15 @@ Result<std::string> FilesSink::StoreBody(const v1::Page& page) {
     relative = "_/" + Hex64(digest) + "-" + Hex64(Fnv1a(page.page_id())).substr(0, 8);
   }
   return UnavailableError("no free file name for " + page.url());
+}
+
+bool FilesSink::EnsureDir(const std::string& dir) {
+  if (known_dirs_.count(dir)) return true;
+  if (!MakeDirs(options_.out_dir, dir)) return false;
+  // Bounded: a crawl of millions of folders re-checks some, nothing worse.
+  if (known_dirs_.size() >= kMaxKnownDirs) known_dirs_.clear();
+  known_dirs_.insert(dir);
+  return true;
 }
 
 Status FilesSink::Write(const v1::Page& page) {

@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <string>
+#include <unordered_set>
 
 #include "writer/sink.h"
 #include "writer/sink_options.h"
@@ -36,10 +37,16 @@ class FilesSink final : public Sink {
  private:
   // Creates the file for `page` and returns its path relative to out_dir.
   Result<std::string> StoreBody(const v1::Page& page);
+  // mkdir -p of `dir` under out_dir, remembered: pages of one folder cost
+  // no mkdir/stat calls after the first (they were 6 syscalls per page).
+  bool EnsureDir(const std::string& dir);
+
+  static constexpr size_t kMaxKnownDirs = 100000;
 
   SinkOptions options_;
   int index_fd_ = -1;
   std::string index_buffer_;  // index lines not yet written
+  std::unordered_set<std::string> known_dirs_;  // relative folders that exist
 };
 
 // Relative path (under out_dir) where FilesSink would like to put `url`.

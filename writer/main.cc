@@ -22,8 +22,12 @@ void AddFlags(CLI::App& app, WriterOptions& o) {
   app.add_option("--warc-max-bytes", o.sink.warc_max_bytes, "Rotate WARC files at this size")
       ->capture_default_str();
   app.add_option("--warc-prefix", o.sink.warc_prefix, "WARC file name prefix")->capture_default_str();
-  app.add_option("--warc-gzip-level", o.sink.warc_gzip_level, "gzip level of WARC records (0: stored)")
-      ->capture_default_str()->check(CLI::Range(0, 9));
+  app.add_option("--warc-gzip-level", o.sink.warc_gzip_level,
+                 "gzip level of WARC records, libdeflate 0-12 (0: stored; 1-9 as zlib's)")
+      ->capture_default_str()->check(CLI::Range(0, 12));
+  app.add_option("--warc-threads", o.sink.warc_threads,
+                 "Threads compressing WARC records (-1: one per core, 0: none)")
+      ->capture_default_str()->check(CLI::Range(-1, 64));
   app.add_flag("--jsonl-body", o.sink.jsonl_body, "Include bodies (base64) in JSON lines");
   app.add_option("--metrics-port", o.metrics_port, "Serve Prometheus metrics here (0: off)")
       ->capture_default_str();

@@ -22,7 +22,10 @@ const std::vector<Entry>& Registry() {
   static const std::vector<Entry> entries = {
       {"files", [](const SinkOptions& o) { return std::make_unique<FilesSink>(o); }},
       {"jsonl", [](const SinkOptions& o) { return std::make_unique<JsonlSink>(o); }},
-      {"warc", [](const SinkOptions& o) { return std::make_unique<WarcSink>(o, o.warc_gzip_level); }},
+      {"warc",
+       [](const SinkOptions& o) {
+         return std::make_unique<WarcSink>(o, o.warc_gzip_level, RealClock::Get(), o.warc_threads);
+       }},
   };
   return entries;
 }

@@ -1,11 +1,10 @@
 #include "writer/warc_record.h"
 
+#include <libdeflate.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
-#include <zlib.h>
 
 #include <algorithm>
-#include <climits>
 
 #include "common/encoding.h"
 
@@ -13,11 +12,6 @@ namespace zcrawl::writer {
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
-// zlib counts input and output in uInt; feed it at most this much per call.
-constexpr size_t kMaxZlibChunk = 1u << 30;
-// gzip wrapper (16) + the largest window (15).
-constexpr int kGzipWindowBits = 31;
-constexpr int kZlibMemLevel = 8;
 
 // Appends `s` with every control character (CR and LF included) replaced by
 // a space: WARC header lines must not break.
@@ -61,10 +55,52 @@ Result<std::string> WarcSha1Digest(std::string_view data) {
   return "sha1:" + Base32Encode(std::string_view(reinterpret_cast<const char*>(md), md_len));
 }
 
+WarcSha1::WarcSha1() = default;
+
+WarcSha1::~WarcSha1() {
+  EVP_MD_CTX_free(ctx_);
+  EVP_MD_free(md_);
+}
+
+Status WarcSha1::Begin() {
+  if (md_ == nullptr) md_ = EVP_MD_fetch(nullptr, "SHA1", nullptr);
+  if (ctx_ == nullptr) ctx_ = EVP_MD_CTX_new();
+  if (md_ == nullptr || ctx_ == nullptr) return InternalError("cannot set up OpenSSL SHA-1");
+  if (EVP_DigestInit_ex(ctx_, md_, nullptr) != 1) return InternalError("EVP_DigestInit_ex(sha1) failed");
+  started_ = true;
+  failed_ = false;
+  return Status::Ok();
+}
+
+void WarcSha1::Update(std::string_view data) {
+  if (!started_ && !Begin().ok()) {
+    failed_ = true;
+    return;
+  }
+  if (EVP_DigestUpdate(ctx_, data.data(), data.size()) != 1) failed_ = true;
+}
+
+Result<std::string> WarcSha1::Finish() {
+  if (!started_) {
+    if (Status s = Begin(); !s.ok()) return s;
+  }
+  started_ = false;
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int md_len = 0;
+  if (failed_ || EVP_DigestFinal_ex(ctx_, md, &md_len) != 1) return InternalError("SHA-1 digest failed");
+  return "sha1:" + Base32Encode(std::string_view(reinterpret_cast<const char*>(md), md_len));
+}
+
 void AppendWarcRecord(const WarcRecord& record, std::string& out) {
+  AppendWarcHeader(record, record.block.size(), out);
+  out += record.block;
+  out += kWarcRecordEnd;
+}
+
+void AppendWarcHeader(const WarcRecord& record, size_t block_size, std::string& out) {
   size_t header_size = 128 + record.type.size() + record.record_id.size() + record.date.size();
   for (const auto& [name, value] : record.fields) header_size += name.size() + value.size() + 4;
-  out.reserve(out.size() + header_size + record.block.size() + 4);
+  out.reserve(out.size() + header_size + block_size + kWarcRecordEnd.size());
 
   out += kWarcVersionLine;
   out += "\r\n";
@@ -72,59 +108,30 @@ void AppendWarcRecord(const WarcRecord& record, std::string& out) {
   AppendField(out, "WARC-Record-ID", record.record_id);
   AppendField(out, "WARC-Date", record.date);
   for (const auto& [name, value] : record.fields) AppendField(out, name, value);
-  AppendField(out, "Content-Length", std::to_string(record.block.size()));
+  AppendField(out, "Content-Length", std::to_string(block_size));
   out += "\r\n";
-  out += record.block;
-  out += "\r\n\r\n";
 }
 
-GzipMemberCompressor::GzipMemberCompressor(int level) : level_(std::clamp(level, 0, 9)) {}
+GzipMemberCompressor::GzipMemberCompressor(int level)
+    : level_(std::clamp(level, 0, kMaxWarcGzipLevel)) {}
 
-GzipMemberCompressor::~GzipMemberCompressor() {
-  if (stream_ != nullptr) {
-    deflateEnd(stream_);
-    delete stream_;
-  }
-}
+GzipMemberCompressor::~GzipMemberCompressor() { libdeflate_free_compressor(compressor_); }
 
 Status GzipMemberCompressor::AppendMember(std::string_view data, std::string& out) {
-  if (stream_ == nullptr) {
-    auto* stream = new z_stream{};
-    if (deflateInit2(stream, level_, Z_DEFLATED, kGzipWindowBits, kZlibMemLevel,
-                     Z_DEFAULT_STRATEGY) != Z_OK) {
-      delete stream;
-      return InternalError("deflateInit2 failed");
-    }
-    stream_ = stream;
-  } else if (deflateReset(stream_) != Z_OK) {
-    return InternalError("deflateReset failed");
+  if (compressor_ == nullptr) {
+    compressor_ = libdeflate_alloc_compressor(level_);
+    if (compressor_ == nullptr) return InternalError("libdeflate_alloc_compressor failed");
   }
-
+  // One shot into the worst-case size, then cut to what was used.
   const size_t start = out.size();
-  // deflateBound is enough for a one-call Z_FINISH; the loop below still
-  // grows the output if zlib ever asks for more.
-  out.resize(start + deflateBound(stream_, data.size()));
-  size_t in_pos = 0;
-  size_t out_pos = start;
-  for (;;) {
-    const size_t in_chunk = std::min(data.size() - in_pos, kMaxZlibChunk);
-    const size_t out_chunk = std::min(out.size() - out_pos, kMaxZlibChunk);
-    const bool last = in_pos + in_chunk == data.size();
-    stream_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + in_pos));
-    stream_->avail_in = static_cast<uInt>(in_chunk);
-    stream_->next_out = reinterpret_cast<Bytef*>(out.data() + out_pos);
-    stream_->avail_out = static_cast<uInt>(out_chunk);
-    const int rc = deflate(stream_, last ? Z_FINISH : Z_NO_FLUSH);
-    in_pos += in_chunk - stream_->avail_in;
-    out_pos += out_chunk - stream_->avail_out;
-    if (rc == Z_STREAM_END) break;
-    if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      out.resize(start);
-      return InternalError("deflate failed: " + std::to_string(rc));
-    }
-    if (out_pos == out.size()) out.resize(out.size() + out.size() / 2 + 1024);
+  out.resize(start + libdeflate_gzip_compress_bound(compressor_, data.size()));
+  const size_t n = libdeflate_gzip_compress(compressor_, data.data(), data.size(), out.data() + start,
+                                            out.size() - start);
+  if (n == 0) {
+    out.resize(start);
+    return InternalError("libdeflate_gzip_compress failed");
   }
-  out.resize(out_pos);
+  out.resize(start + n);
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "common/encoding.h"
@@ -62,145 +63,25 @@ std::string SerialString(uint64_t serial) {
   return digits;
 }
 
-std::string_view ReasonPhrase(uint32_t status) {
-  switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 203: return "Non-Authoritative Information";
-    case 204: return "No Content";
-    case 206: return "Partial Content";
-    case 300: return "Multiple Choices";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 303: return "See Other";
-    case 304: return "Not Modified";
-    case 307: return "Temporary Redirect";
-    case 308: return "Permanent Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 408: return "Request Timeout";
-    case 410: return "Gone";
-    case 429: return "Too Many Requests";
-    case 451: return "Unavailable For Legal Reasons";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "";
+// Hostnames go into the warcinfo block: no control characters.
+std::string SanitizedHost(const char* host) {
+  std::string out(host);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
   }
-}
-
-// RFC 9110 token characters: what a header name may contain.
-bool IsHeaderName(std::string_view name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7F) return false;
-    if (std::strchr("\"(),/:;<=>?@[\\]{}", c) != nullptr) return false;
-  }
-  return true;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return (x | 0x20) == (y | 0x20);
-         });
-}
-
-// Header values must not break the header block: CR, LF and NUL become
-// spaces.
-void AppendHeaderValue(std::string& out, std::string_view value) {
-  for (char c : value) out.push_back(c == '\r' || c == '\n' || c == '\0' ? ' ' : c);
-}
-
-struct HostAndPath {
-  std::string host;  // with ":port" when the URL has one
-  std::string path;  // path and query, "/" at least
-};
-
-HostAndPath SplitUrl(std::string_view url) {
-  HostAndPath parts;
-  const size_t scheme_end = url.find("://");
-  std::string_view rest = scheme_end == std::string_view::npos ? url : url.substr(scheme_end + 3);
-  const size_t authority_end = rest.find_first_of("/?#");
-  std::string_view authority = rest.substr(0, authority_end);
-  const size_t at = authority.rfind('@');
-  if (at != std::string_view::npos) authority.remove_prefix(at + 1);
-  parts.host = std::string(authority);
-  std::string_view path =
-      authority_end == std::string_view::npos ? std::string_view() : rest.substr(authority_end);
-  path = path.substr(0, path.find('#'));
-  if (path.empty() || path.front() != '/') parts.path = "/";
-  parts.path += path;
-  return parts;
-}
-
-std::string RequestBlock(const v1::Page& page, std::string_view target) {
-  if (!page.request_headers().empty()) {
-    // As sent, with bare LF line ends made CRLF and the final blank line
-    // added when missing.
-    std::string block;
-    block.reserve(page.request_headers().size() + 8);
-    char previous = '\0';
-    for (char c : page.request_headers()) {
-      if (c == '\n' && previous != '\r') block.push_back('\r');
-      block.push_back(c);
-      previous = c;
-    }
-    if (!block.ends_with("\r\n\r\n")) {
-      while (!block.empty() && (block.back() == '\r' || block.back() == '\n')) block.pop_back();
-      block += "\r\n\r\n";
-    }
-    return block;
-  }
-  const HostAndPath parts = SplitUrl(target);
-  std::string block = "GET ";
-  AppendHeaderValue(block, parts.path);
-  block += " HTTP/1.1\r\nHost: ";
-  AppendHeaderValue(block, parts.host);
-  block += "\r\n\r\n";
-  return block;
-}
-
-std::string ResponseBlock(const v1::Page& page) {
-  std::string block;
-  block.reserve(page.body().size() + 64 * (page.headers_size() + 2));
-  AppendHeaderValue(block, page.http_version().empty() ? "HTTP/1.1" : page.http_version());
-  block += ' ';
-  block += std::to_string(page.http_status());
-  block += ' ';
-  block += ReasonPhrase(page.http_status());
-  block += "\r\n";
-  for (const v1::Header& header : page.headers()) {
-    std::string_view name = header.name();
-    if (!IsHeaderName(name)) continue;  // includes HTTP/2 pseudo-headers
-    if (EqualsIgnoreCase(name, "Content-Length") || EqualsIgnoreCase(name, "Transfer-Encoding")) {
-      continue;
-    }
-    if (EqualsIgnoreCase(name, "Content-Encoding")) name = "X-Zcrawl-Orig-Content-Encoding";
-    block += name;
-    block += ": ";
-    AppendHeaderValue(block, header.value());
-    block += "\r\n";
-  }
-  block += "Content-Length: ";
-  block += std::to_string(page.body().size());
-  block += "\r\n\r\n";
-  block += page.body();
-  return block;
+  return out;
 }
 
 }  // namespace
 
-WarcSink::WarcSink(SinkOptions options, int gzip_level, const Clock& clock)
-    : options_(std::move(options)), gzip_(gzip_level), clock_(&clock) {}
+WarcSink::WarcSink(SinkOptions options, int gzip_level, const Clock& clock, int threads)
+    : options_(std::move(options)),
+      gzip_level_(gzip_level),
+      threads_(threads == kWarcThreadsPerCore ? static_cast<int>(std::thread::hardware_concurrency())
+                                              : std::max(threads, 0)),
+      gzip_(gzip_level),
+      clock_(&clock),
+      index_(options_.out_dir, options_.warc_prefix) {}
 
 WarcSink::~WarcSink() { Close().IgnoreError(); }
 
@@ -230,129 +111,110 @@ Status WarcSink::Open() {
     }
   }
   if (ec) return ErrnoStatus("list folder", options_.out_dir, ec.value());
+  if (Status s = index_.Open(); !s.ok()) return s;
   next_serial_ = next;
   buffer_.reserve(kWarcWriteChunkBytes + (kWarcWriteChunkBytes >> 2));
+  pool_ = std::make_unique<WarcEncodePool>(threads_, gzip_level_);
+  window_error_ = Status::Ok();
   open_ = true;
   return Status::Ok();
 }
 
 Status WarcSink::Write(const v1::Page& page) {
   if (!open_) return InternalError("WarcSink::Write called while not open");
-  page_bytes_.clear();
-  Status s = AppendPageRecords(page, page_bytes_);
-  if (!s.ok()) return s;
+  if (!window_error_.ok()) return window_error_;
+  pool_->Submit(WarcPagePartsOf(page, clock_->WallMs()),
+                page.dedup_key().empty() ? page.url() : page.dedup_key());
+  Drain(/*wait_for_all=*/false);
+  return window_error_;
+}
 
-  if (fd_ >= 0 && pages_in_file_ > 0 &&
-      file_bytes_ + page_bytes_.size() > options_.warc_max_bytes) {
-    s = FinishFile();
-    if (!s.ok()) {
-      AbandonFile();
-      return s;
+void WarcSink::Drain(bool wait_for_all) {
+  // Over the high mark, wait down to half of it: one sleep per many pages
+  // instead of one per page.
+  const size_t max_pages = kWarcMaxPagesInFlightPerThread * static_cast<size_t>(std::max(threads_, 1));
+  bool waiting = wait_for_all || pool_->pending_pages() > max_pages ||
+                 pool_->pending_bytes() > kWarcMaxBytesInFlight;
+  while (true) {
+    if (waiting && !wait_for_all) {
+      waiting = pool_->pending_pages() > max_pages / 2 ||
+                pool_->pending_bytes() > kWarcMaxBytesInFlight / 2;
     }
+    std::optional<EncodedWarcPage> page = pool_->TakeNext(waiting);
+    if (!page) return;
+    if (!window_error_.ok()) continue;  // the window failed: drop the rest
+    if (Status s = AppendPage(*page); !s.ok()) FailWindow(std::move(s));
+  }
+}
+
+Status WarcSink::AppendPage(EncodedWarcPage& page) {
+  if (!page.status.ok()) return page.status;
+  if (fd_ >= 0 && pages_in_file_ > 0 && file_bytes_ + page.bytes.size() > options_.warc_max_bytes) {
+    if (Status s = FinishFile(); !s.ok()) return s;
   }
   if (fd_ < 0) {
-    s = StartFile();
-    if (!s.ok()) return s;
+    if (Status s = StartFile(); !s.ok()) return s;
   }
-  buffer_ += page_bytes_;
-  file_bytes_ += page_bytes_.size();
+  index_.Add(page.key, file_name_, file_bytes_, page.bytes.size());
+  buffer_ += page.bytes;
+  file_bytes_ += page.bytes.size();
   ++pages_in_file_;
-  if (buffer_.size() >= kWarcWriteChunkBytes) {
-    s = WriteBuffer();
-    if (!s.ok()) {
-      AbandonFile();
-      return s;
-    }
-  }
+  if (buffer_.size() >= kWarcWriteChunkBytes) return WriteBuffer();
   return Status::Ok();
+}
+
+void WarcSink::FailWindow(Status error) {
+  if (window_error_.ok()) window_error_ = std::move(error);
+  AbandonFile();
+  index_.DropPending();
 }
 
 Status WarcSink::Flush() {
   if (!open_) return InternalError("WarcSink::Flush called while not open");
-  if (fd_ >= 0) {
+  Drain(/*wait_for_all=*/true);
+  if (window_error_.ok() && fd_ >= 0) {
     Status s = WriteBuffer();
     if (s.ok() && ::fsync(fd_) != 0) s = ErrnoStatus("fsync", path_, errno);
-    if (!s.ok()) {
-      AbandonFile();
-      return s;
+    if (s.ok()) {
+      synced_bytes_ = file_bytes_;
+    } else {
+      FailWindow(std::move(s));
     }
-    synced_bytes_ = file_bytes_;
   }
-  return SyncDirIfNeeded();
+  if (!window_error_.ok()) {
+    // The window is over: report its failure once, start the next afresh.
+    return std::exchange(window_error_, Status::Ok());
+  }
+  if (Status s = SyncDirIfNeeded(); !s.ok()) {
+    // The WARC bytes are durable but maybe not their file's name: keep
+    // the index from naming them.
+    index_.DropPending();
+    return s;
+  }
+  bool index_created = false;
+  if (Status s = index_.Flush(&index_created); !s.ok()) return s;
+  if (index_created) {
+    dir_sync_needed_ = true;
+    return SyncDirIfNeeded();
+  }
+  return Status::Ok();
 }
 
 Status WarcSink::Close() {
   if (!open_) return Status::Ok();
-  Status s = Status::Ok();
-  if (fd_ >= 0) {
-    s = FinishFile();
-    if (!s.ok()) AbandonFile();
-  }
+  Status s = Flush();
+  if (s.ok() && fd_ >= 0) s = FinishFile();
+  if (!s.ok()) AbandonFile();
   if (s.ok()) s = SyncDirIfNeeded();
+  index_.DropPending();
+  index_.Close();
+  pool_.reset();
   open_ = false;
   return s;
 }
 
-Status WarcSink::AppendCompressed(const WarcRecord& record, std::string& out) {
-  record_bytes_.clear();
-  AppendWarcRecord(record, record_bytes_);
-  return gzip_.AppendMember(record_bytes_, out);
-}
-
-Status WarcSink::AppendPageRecords(const v1::Page& page, std::string& out) {
-  const std::string& target = page.final_url().empty() ? page.url() : page.final_url();
-  const std::string date = FormatWarcDate(page.fetched_at_ms() != 0 ? page.fetched_at_ms() : clock_->WallMs());
-
-  Result<std::string> response_id = NewWarcRecordId();
-  if (!response_id.ok()) return response_id.status();
-  Result<std::string> request_id = NewWarcRecordId();
-  if (!request_id.ok()) return request_id.status();
-
-  // Response.
-  WarcRecord response{"response", *response_id, date, {}, ResponseBlock(page)};
-  Result<std::string> payload_digest = WarcSha1Digest(page.body());
-  if (!payload_digest.ok()) return payload_digest.status();
-  Result<std::string> block_digest = WarcSha1Digest(response.block);
-  if (!block_digest.ok()) return block_digest.status();
-  response.AddField("WARC-Target-URI", target);
-  if (!page.ip_address().empty()) response.AddField("WARC-IP-Address", page.ip_address());
-  response.AddField("WARC-Concurrent-To", *request_id);
-  response.AddField("Content-Type", "application/http;msgtype=response");
-  response.AddField("WARC-Payload-Digest", std::move(*payload_digest));
-  response.AddField("WARC-Block-Digest", std::move(*block_digest));
-  if (page.body_truncated()) response.AddField("WARC-Truncated", "length");
-  Status s = AppendCompressed(response, out);
-  if (!s.ok()) return s;
-
-  // Request.
-  WarcRecord request{"request", *request_id, date, {}, RequestBlock(page, target)};
-  block_digest = WarcSha1Digest(request.block);
-  if (!block_digest.ok()) return block_digest.status();
-  request.AddField("WARC-Target-URI", target);
-  if (!page.ip_address().empty()) request.AddField("WARC-IP-Address", page.ip_address());
-  request.AddField("WARC-Concurrent-To", *response_id);
-  request.AddField("Content-Type", "application/http;msgtype=request");
-  request.AddField("WARC-Block-Digest", std::move(*block_digest));
-  s = AppendCompressed(request, out);
-  if (!s.ok()) return s;
-
-  // Metadata: the outlinks.
-  if (page.links_size() == 0) return Status::Ok();
-  Result<std::string> metadata_id = NewWarcRecordId();
-  if (!metadata_id.ok()) return metadata_id.status();
-  WarcRecord metadata{"metadata", *metadata_id, date, {}, {}};
-  for (const v1::Link& link : page.links()) {
-    metadata.block += "outlink: ";
-    AppendHeaderValue(metadata.block, link.url());
-    metadata.block += "\r\n";
-  }
-  block_digest = WarcSha1Digest(metadata.block);
-  if (!block_digest.ok()) return block_digest.status();
-  metadata.AddField("WARC-Target-URI", target);
-  metadata.AddField("WARC-Refers-To", *response_id);
-  metadata.AddField("Content-Type", "application/warc-fields");
-  metadata.AddField("WARC-Block-Digest", std::move(*block_digest));
-  return AppendCompressed(metadata, out);
+Status WarcSink::ForEachStoredKey(const std::function<void(const std::string&)>& visit) {
+  return index_.ForEachKey(visit);
 }
 
 Status WarcSink::StartFile() {
@@ -374,6 +236,7 @@ Status WarcSink::StartFile() {
   }
   fd_ = fd;
   path_ = std::move(path);
+  file_name_ = name;
   file_bytes_ = 0;
   synced_bytes_ = 0;
   pages_in_file_ = 0;
@@ -388,7 +251,7 @@ Status WarcSink::StartFile() {
   char host[256] = {};
   if (::gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0') {
     block += "hostname: ";
-    AppendHeaderValue(block, host);
+    block += SanitizedHost(host);
     block += "\r\n";
   }
   WarcRecord info{"warcinfo", std::move(*id), FormatWarcDate(now_ms), {}, std::move(block)};
@@ -400,8 +263,10 @@ Status WarcSink::StartFile() {
   info.AddField("WARC-Filename", name);
   info.AddField("Content-Type", "application/warc-fields");
   info.AddField("WARC-Block-Digest", std::move(*digest));
+  std::string record;
+  AppendWarcRecord(info, record);
   const size_t before = buffer_.size();
-  Status s = AppendCompressed(info, buffer_);
+  Status s = gzip_.AppendMember(record, buffer_);
   if (!s.ok()) {
     AbandonFile();
     return s;
@@ -409,7 +274,6 @@ Status WarcSink::StartFile() {
   file_bytes_ += buffer_.size() - before;
   return Status::Ok();
 }
-
 Status WarcSink::FinishFile() {
   Status s = WriteBuffer();
   if (s.ok() && ::fsync(fd_) != 0) s = ErrnoStatus("fsync", path_, errno);
@@ -418,6 +282,7 @@ Status WarcSink::FinishFile() {
   // The data is durable already, so a failing close cannot lose any.
   ::close(std::exchange(fd_, -1));
   path_.clear();
+  file_name_.clear();
   return Status::Ok();
 }
 
@@ -440,6 +305,7 @@ void WarcSink::AbandonFile() {
   ::close(fd_);
   fd_ = -1;
   path_.clear();
+  file_name_.clear();
 }
 
 Status WarcSink::SyncDirIfNeeded() {

@@ -27,14 +27,18 @@
 // is; what is lost is the exact bytes on the wire.
 //
 // Each record is its own gzip member, so any record can be read from its
-// offset (what CDX indexes point at). The zlib level is a constructor
-// argument, default kDefaultWarcGzipLevel = 1 (Z_BEST_SPEED). Measured on the
-// 2-core dev VM, 20,000 pages of 18 KB of HTML: level 1 takes in about
-// 80 MB/s of pages (4,300 pages/s) and writes files 0.42x that size; level 6
-// manages 36 MB/s for 0.36x; level 0 (stored blocks, still one member per
-// record) 230-310 MB/s for 1.15x. Deflate is ~80% of the sink's CPU, so
-// level 1 is the cheapest real compression; it stays well above what the
-// fetchers deliver. Use level 0 when disk space is cheaper than CPU.
+// offset (what CDX indexes point at). The gzip level (libdeflate, 0 stored
+// to 12; warc_record.h) is a constructor argument, default
+// kDefaultWarcGzipLevel = 1. Building and compressing records (two SHA-1
+// passes over each body, deflate) is most of the sink's CPU, so it runs on
+// a WarcEncodePool of `threads` workers (default one per core; 0: on the
+// sink thread), while the sink thread writes earlier results in order.
+// Measured on the 2-core dev VM with bench/sink_throughput_bench (18 KB
+// HTML pages, fsync every 256) on an otherwise idle machine: level 1 with
+// 2 workers about 250 MB/s of page bodies (zlib on the sink thread alone
+// managed 92), files about 0.25x that size; level 0 (stored blocks, still
+// one member per record) about 300 MB/s for 1.03x, bound by the two SHA-1
+// passes. Use level 0 when disk space is cheaper than CPU.
 //
 // A file never grows past warc_max_bytes, except when it holds a single page
 // larger than that: before appending a page that would cross the limit, the
@@ -42,22 +46,34 @@
 // in one file. Open never touches existing files: it picks the serial after
 // the highest one in out_dir, creates files with O_EXCL and skips any serial
 // already taken, so nothing is ever overwritten. The first file is created
-// at the first Write, so an Open/Close without pages leaves no file.
+// when the first page leaves the pool (in a Write with 0 threads, else in a
+// later Write or the Flush), so an Open/Close without pages leaves no file.
 //
-// Durability: Write buffers in memory and writes in chunks of
-// kWarcWriteChunkBytes; Flush writes the rest and fsyncs the file (and the
-// folder after a file was created). A file finished by rotation is fsynced
-// then, too. After a failed write or fsync the sink cuts the current file
-// back to what the last successful Flush made durable (so no torn gzip
-// member stays behind) and continues in a new file; the unacknowledged pages
-// come again. Pages already moved into an earlier file by rotation in the
-// same Flush window stay there and may then appear twice: the Sink contract
-// allows that, and readers take the later copy or either.
+// Durability: Write hands the page to the pool and appends finished results
+// to a buffer written in chunks of kWarcWriteChunkBytes; Flush waits for
+// every page, writes the rest and fsyncs the file (and the folder after a
+// file was created), then appends one line per page to the sidecar index
+// (warc_index.h) and fsyncs that. A file finished by rotation is fsynced
+// then, too. After a failed write or fsync, or a failed encoding, the sink
+// cuts the current file back to what the last successful Flush made durable
+// (so no torn gzip member stays behind), refuses further Writes of that
+// Flush window and fails its Flush, so none of the window's pages is
+// acknowledged; the next window starts a new file. Pages already moved into
+// an earlier file by rotation in the failed window stay there and may then
+// appear twice: the Sink contract allows that, and readers take the later
+// copy or either.
+//
+// Restarts: ForEachStoredKey lists the dedup keys in the sidecar index, so
+// a writer run with only the WARC sink knows what it stored before. WARC
+// files written before the index existed are not listed.
 //
 // Thread-safety: none; the writer's sink thread owns the sink (sink.h).
+// The pool's workers see only WarcPageParts copied out of each page.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -65,42 +81,61 @@
 #include "common/status.h"
 #include "writer/sink.h"
 #include "writer/sink_options.h"
+#include "writer/warc_encode_pool.h"
+#include "writer/warc_index.h"
 #include "writer/warc_record.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::writer {
 
-// zlib level of every record's gzip member (Z_BEST_SPEED); see above.
+// gzip level of every record's member (libdeflate's fastest); see above.
 inline constexpr int kDefaultWarcGzipLevel = 1;
+// `threads` value meaning one encoding worker per core.
+inline constexpr int kWarcThreadsPerCore = -1;
 // Write() hands buffered bytes to the kernel once this many are pending.
 inline constexpr size_t kWarcWriteChunkBytes = 4u << 20;
+// Write() waits for the oldest page in the pool while more than this many
+// pages, or body bytes, are being encoded: bounded memory.
+inline constexpr size_t kWarcMaxPagesInFlightPerThread = 16;
+inline constexpr size_t kWarcMaxBytesInFlight = 64u << 20;
 
 class WarcSink : public Sink {
  public:
   // `clock` (wall time for file names, warcinfo dates and pages without a
   // fetch time) must outlive the sink.
+  // `threads`: encoding workers, kWarcThreadsPerCore for one per core, 0
+  // to encode on the sink thread.
   explicit WarcSink(SinkOptions options, int gzip_level = kDefaultWarcGzipLevel,
-                    const Clock& clock = RealClock::Get());
+                    const Clock& clock = RealClock::Get(), int threads = kWarcThreadsPerCore);
   ~WarcSink() override;  // Close(), error ignored: call Close to see it
   WarcSink(const WarcSink&) = delete;
   WarcSink& operator=(const WarcSink&) = delete;
 
-  // Creates out_dir if missing and finds the next free serial. Creates no
-  // file yet. Opening an open sink does nothing.
+  // Creates out_dir if missing, finds the next free serial and cuts a torn
+  // index line. Creates no file yet. Opening an open sink does nothing.
   Status Open() override;
+  // Fails when an earlier page of this Flush window failed (see above).
   Status Write(const v1::Page& page) override;
   Status Flush() override;
   Status Close() override;
   std::string_view name() const override { return "warc"; }
+  // The keys in the sidecar index (warc_index.h).
+  Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 
   // Path of the file being written; empty when none is open.
   const std::string& current_path() const { return path_; }
+  // Path of the sidecar index.
+  const std::string& index_path() const { return index_.path(); }
 
  private:
-  // Appends the page's records, each gzip-compressed, to `out`.
-  Status AppendPageRecords(const v1::Page& page, std::string& out);
-  // Compresses one record into `out`.
-  Status AppendCompressed(const WarcRecord& record, std::string& out);
+  // Takes finished pages from the pool in order and appends them; with
+  // `wait_for_all` until the pool is empty, else until it is within its
+  // bounds.
+  void Drain(bool wait_for_all);
+  // Appends one encoded page to the current file, rotating first if needed.
+  Status AppendPage(EncodedWarcPage& page);
+  // Records the first error of this Flush window and cuts the file back.
+  void FailWindow(Status error);
   // Creates the next file and buffers its warcinfo record.
   Status StartFile();
   // Writes the buffer, fsyncs and closes the current file.
@@ -113,19 +148,23 @@ class WarcSink : public Sink {
   Status SyncDirIfNeeded();
 
   SinkOptions options_;
-  GzipMemberCompressor gzip_;
+  int gzip_level_;
+  int threads_;
+  GzipMemberCompressor gzip_;    // warcinfo records
   const Clock* clock_;
+  std::unique_ptr<WarcEncodePool> pool_;  // while open
+  WarcIndex index_;
+  Status window_error_;          // first failure since the last Flush
   bool open_ = false;
   int fd_ = -1;                  // current file, -1 when none
   std::string path_;             // current file's path
+  std::string file_name_;        // its name in out_dir
   uint64_t next_serial_ = 0;
   uint64_t file_bytes_ = 0;      // current file: written + buffered
   uint64_t synced_bytes_ = 0;    // current file: durable prefix
   uint64_t pages_in_file_ = 0;
   bool dir_sync_needed_ = false;  // a file was created since the last folder fsync
   std::string buffer_;           // compressed records not yet written
-  std::string page_bytes_;       // scratch: one page's compressed records
-  std::string record_bytes_;     // scratch: one uncompressed record
 };
 
 }  // namespace zcrawl::writer

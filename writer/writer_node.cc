@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "common/shutdown_signal.h"
@@ -21,20 +23,8 @@ WriterNode::WriterNode(const WriterOptions& options, zmq::context_t& context, co
 WriterNode::~WriterNode() { CloseSinks().IgnoreError(); }
 
 Status WriterNode::Start() {
-  for (auto& sink : sinks_) {
-    if (Status s = sink->Open(); !s.ok()) return s;
-  }
-  // What earlier runs stored durably: the first sink that can tell is the
-  // reference (with several sinks, all were flushed before any ack).
-  for (auto& sink : sinks_) {
-    Status s = sink->ForEachStoredKey([&](const std::string& key) { stored_keys_.insert(key); });
-    if (s.code() == StatusCode::kNotFound) continue;
-    if (!s.ok()) return s;
-    if (!stored_keys_.empty()) {
-      spdlog::info("writer resuming: {} pages already stored by {}", stored_keys_.size(), sink->name());
-    }
-    break;
-  }
+  // Opens the sinks and learns what earlier runs stored.
+  if (Status s = sinks_.Open(); !s.ok()) return s;
   auto socket = MakeSocket(context_, zmq::socket_type::router);
   if (!socket.ok()) return socket.status();
   socket_ = std::move(*socket);
@@ -60,9 +50,7 @@ Status WriterNode::Start() {
     if (!metrics.ok()) return metrics.status();
     metrics_ = std::move(*metrics);
   }
-  std::string names;
-  for (auto& sink : sinks_) names += (names.empty() ? "" : ",") + std::string(sink->name());
-  spdlog::info("writer listening endpoint={} formats={} out={}", options_.bind, names,
+  spdlog::info("writer listening endpoint={} formats={} out={}", options_.bind, sinks_.names(),
                options_.sink.out_dir);
   return Status::Ok();
 }
@@ -96,29 +84,27 @@ void WriterNode::Ack(const std::string& identity, const std::string& page_id, bo
 
 void WriterNode::HandlePage(const std::string& identity, const v1::Page& page) {
   const std::string& key = page.dedup_key().empty() ? page.url() : page.dedup_key();
-  if (stored_keys_.count(key)) {
+  if (sinks_.IsStored(key)) {
     ++counters_.duplicates;
     spdlog::debug("duplicate page url={}", page.url());
     Ack(identity, page.page_id(), true, true, "");
     return;
   }
-  if (batch_keys_.count(key)) {
-    // Stored by this batch; durable when the batch is.
-    ++counters_.duplicates;
-    pending_.push_back(PendingAck{identity, page.page_id(), ""});
+  bool wrote = false;
+  if (Status s = sinks_.Write(key, page, &wrote); !s.ok()) {
+    ++counters_.write_errors;
+    spdlog::error("cannot write url={}: {}", page.url(), s.message());
+    Ack(identity, page.page_id(), false, false, s.message());
     return;
   }
-  for (auto& sink : sinks_) {
-    if (Status s = sink->Write(page); !s.ok()) {
-      ++counters_.write_errors;
-      spdlog::error("sink {} cannot write url={}: {}", sink->name(), page.url(), s.message());
-      Ack(identity, page.page_id(), false, false, s.message());
-      return;
-    }
+  if (!wrote) {
+    // Taken by every sink earlier in this batch; durable when the batch is.
+    ++counters_.duplicates;
+    pending_.push_back(PendingAck{identity, page.page_id(), key, /*duplicate=*/true});
+    return;
   }
   counters_.bytes_stored += page.body().size();
-  batch_keys_.insert(key);
-  pending_.push_back(PendingAck{identity, page.page_id(), key});
+  pending_.push_back(PendingAck{identity, page.page_id(), key, /*duplicate=*/false});
 }
 
 void WriterNode::HandleFetcherMessage(const std::string& identity, const std::string& payload) {
@@ -177,26 +163,31 @@ void WriterNode::HandleFrontierMessage(const std::string& payload) {
 
 Status WriterNode::FlushAndAcknowledge() {
   if (pending_.empty()) return Status::Ok();
-  Status flushed = Status::Ok();
-  for (auto& sink : sinks_) {
-    if (Status s = sink->Flush(); !s.ok() && flushed.ok()) flushed = s;
-  }
+  const Status flushed = sinks_.Flush();
   ++counters_.flushes;
   if (!flushed.ok()) {
     ++counters_.write_errors;
     spdlog::error("flush failed, {} pages not acknowledged as stored: {}", pending_.size(),
                   flushed.message());
   }
+  // One message per fetcher for the whole group commit, in arrival order:
+  // a fetcher then reports the batch to the frontier in one message too.
+  std::vector<std::pair<const std::string*, v1::Envelope>> by_fetcher;
   for (const PendingAck& pending : pending_) {
-    if (flushed.ok() && !pending.dedup_key.empty()) {
-      stored_keys_.insert(pending.dedup_key);
-      ++counters_.pages_stored;
-    }
-    Ack(pending.identity, pending.page_id, flushed.ok(), pending.dedup_key.empty(),
-        flushed.ok() ? "" : flushed.message());
+    // Stored once every sink holds it, whether or not another sink failed.
+    const bool stored = sinks_.IsStored(pending.dedup_key);
+    if (stored && !pending.duplicate) ++counters_.pages_stored;
+    auto it = std::find_if(by_fetcher.begin(), by_fetcher.end(),
+                           [&](const auto& entry) { return *entry.first == pending.identity; });
+    if (it == by_fetcher.end()) it = by_fetcher.insert(it, {&pending.identity, v1::Envelope()});
+    v1::PageAck* ack = it->second.mutable_page_acks()->add_acks();
+    ack->set_page_id(pending.page_id);
+    ack->set_stored(stored);
+    ack->set_duplicate(pending.duplicate);
+    if (!stored) ack->set_error(flushed.ok() ? "not stored by every sink" : flushed.message());
   }
+  for (auto& [identity, envelope] : by_fetcher) Send(*identity, envelope);
   pending_.clear();
-  batch_keys_.clear();
   return flushed;
 }
 
@@ -214,13 +205,7 @@ void WriterNode::PublishMetrics() {
   metrics_->Publish(std::move(out));
 }
 
-Status WriterNode::CloseSinks() {
-  Status result = Status::Ok();
-  for (auto& sink : sinks_) {
-    if (Status s = sink->Close(); !s.ok() && result.ok()) result = s;
-  }
-  return result;
-}
+Status WriterNode::CloseSinks() { return sinks_.Close(); }
 
 Status WriterNode::Run() {
   InboundMessage message;

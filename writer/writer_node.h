@@ -3,7 +3,8 @@
 // node writes each new page to every sink, then flushes the sinks once for
 // the whole batch (group commit) and only then acknowledges each page to its
 // fetcher. A page whose URL was already stored is acknowledged as a
-// duplicate without writing it again.
+// duplicate without writing it again. With several sinks, a page that some
+// of them already hold goes only to the others (sink_group.h).
 //
 // Back-pressure: the node takes at most max_batch_pages before flushing;
 // fetchers hold each page until its ack and ask for no new work meanwhile,
@@ -15,8 +16,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 #include <zmq.hpp>
 
@@ -26,6 +25,7 @@
 #include "common/zap_authenticator.h"
 #include "common/status.h"
 #include "writer/sink.h"
+#include "writer/sink_group.h"
 #include "writer/writer_options.h"
 
 namespace zcrawl::writer {
@@ -57,7 +57,8 @@ class WriterNode {
   struct PendingAck {
     std::string identity;
     std::string page_id;
-    std::string dedup_key;  // empty for a duplicate riding on another write
+    std::string dedup_key;
+    bool duplicate = false;  // rides on a copy written earlier in the batch
   };
 
   void HandleFetcherMessage(const std::string& identity, const std::string& payload);
@@ -75,13 +76,11 @@ class WriterNode {
   zmq::context_t& context_;
   const Clock& clock_;
   EnvelopeCodec codec_;
-  std::vector<std::unique_ptr<Sink>> sinks_;
+  SinkGroup sinks_;
   std::unique_ptr<ZapAuthenticator> zap_;
   zmq::socket_t socket_;    // ROUTER for fetchers
   zmq::socket_t frontier_;  // DEALER, only when options_.frontier is set
 
-  std::unordered_set<std::string> stored_keys_;   // durable
-  std::unordered_set<std::string> batch_keys_;    // written, not yet flushed
   std::vector<PendingAck> pending_;
   bool shutdown_received_ = false;
   int64_t frontier_last_sent_ms_ = 0;

@@ -97,6 +97,26 @@ TEST(FilesSinkTest, ReopeningAppendsAndKeepsEarlierFiles) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(FilesSinkTest, FolderRemovedUnderTheSinkIsMadeAgain) {
+  const std::string dir = zcrawl::testing::MakeTempDir("files-sink-rmdir");
+  SinkOptions options;
+  options.out_dir = dir;
+  FilesSink sink(options);
+  ASSERT_TRUE(sink.Open().ok());
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/docs/one", "1", 1)).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  // The sink remembers h.test/docs exists; an operator removes it anyway.
+  std::filesystem::remove_all(dir + "/h.test");
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/docs/two", "2", 2)).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+  auto index = zcrawl::testing::ReadIndex(dir);
+  ASSERT_EQ(index["http://h.test/docs/two"].size(), 1u);
+  EXPECT_EQ(index["http://h.test/docs/two"][0].file, "h.test/docs/two");
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/h.test/docs/two"), "2");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(FilesSinkTest, UnwritableFolderIsAClearError) {
   SinkOptions options;
   options.out_dir = "/proc/zcrawl-cannot-write-here";

@@ -301,7 +301,8 @@ TEST_F(WarcSinkTest, IndependentReaderAcceptsEveryRecordAndField) {
 TEST_F(WarcSinkTest, FileNameIsPrefixUtcStampAndSerial) {
   FakeClock clock;  // wall time 1700001000000 = 2023-11-14T22:30:00Z
   options_.warc_max_bytes = 1;  // one page per file
-  WarcSink sink(options_, kDefaultWarcGzipLevel, clock);
+  // No encoding threads: each Write reaches the file before it returns.
+  WarcSink sink(options_, kDefaultWarcGzipLevel, clock, /*threads=*/0);
   ASSERT_TRUE(sink.Open().ok());
   ASSERT_TRUE(sink.Write(MakePage(0, "x")).ok());
   EXPECT_EQ(fs::path(sink.current_path()).filename(), "test-20231114223000-00000.warc.gz");
@@ -326,7 +327,7 @@ TEST_F(WarcSinkTest, PageWithoutFetchTimeIsDatedByTheClock) {
 }
 
 TEST_F(WarcSinkTest, FlushedPagesAreReadableBeforeClose) {
-  WarcSink sink(options_);
+  WarcSink sink(options_, kDefaultWarcGzipLevel, RealClock::Get(), /*threads=*/0);
   ASSERT_TRUE(sink.Open().ok());
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(sink.Write(MakePage(i, "body")).ok());
   // Buffered, not on disk yet.
@@ -397,7 +398,7 @@ TEST_F(WarcSinkTest, ReopenNeverOverwritesExistingFiles) {
   std::map<fs::path, std::string> contents;
   for (const auto& p : before) contents[p] = ReadFile(p);
 
-  WarcSink sink(options_);
+  WarcSink sink(options_, kDefaultWarcGzipLevel, RealClock::Get(), /*threads=*/0);
   ASSERT_TRUE(sink.Open().ok());
   ASSERT_TRUE(sink.Write(MakePage(1, "second run")).ok());
   EXPECT_TRUE(sink.current_path().ends_with("-00008.warc.gz")) << sink.current_path();
@@ -480,6 +481,186 @@ TEST_F(WarcSinkTest, FailedFlushCutsTheFileBackAndTheNextPagesGoToANewFile) {
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   EXPECT_EQ(check.summary["files"].size(), 2u);
   EXPECT_EQ(check.summary["by_type"]["response"], 6);
+}
+
+
+std::vector<std::string> StoredKeys(WarcSink& sink) {
+  std::vector<std::string> keys;
+  EXPECT_TRUE(sink.ForEachStoredKey([&](const std::string& key) { keys.push_back(key); }).ok());
+  return keys;
+}
+
+std::vector<std::string> UrlsOf(int from, int to) {
+  std::vector<std::string> urls;
+  for (int i = from; i < to; ++i) urls.push_back(MakePage(i, "").url());
+  return urls;
+}
+
+TEST_F(WarcSinkTest, WorkerThreadsKeepPagesInWriteOrderAcrossFiles) {
+  options_.warc_max_bytes = 64 * 1024;
+  WarcSink sink(options_, kDefaultWarcGzipLevel, RealClock::Get(), /*threads=*/3);
+  ASSERT_TRUE(sink.Open().ok());
+  std::vector<std::string> expected;
+  for (int i = 0; i < 300; ++i) {
+    // Sizes vary a lot, so later pages often finish before earlier ones.
+    const size_t size = (i % 7 == 0) ? 40000 : 50 + (i % 13) * 300;
+    ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(size, i))).ok());
+    expected.push_back(MakePage(i, "").final_url());
+    if (i % 64 == 63) {
+      ASSERT_TRUE(sink.Flush().ok());
+    }
+  }
+  ASSERT_TRUE(sink.Close().ok());
+
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
+  EXPECT_GT(check.summary["files"].size(), 5u);
+  std::vector<std::string> uris;
+  for (const json& r : check.summary["responses"]) uris.push_back(r["uri"]);
+  EXPECT_EQ(uris, expected);
+  for (const json& f : check.summary["files"]) {
+    EXPECT_LE(f["bytes"].get<uint64_t>(), options_.warc_max_bytes) << f["path"];
+  }
+}
+
+TEST_F(WarcSinkTest, EveryGzipLevelWritesRecordsTheReaderAccepts) {
+  for (int level : {0, 1, 6, 9, 12}) {
+    options_.warc_prefix = "level" + std::to_string(level);
+    WarcSink sink(options_, level);
+    ASSERT_TRUE(sink.Open().ok());
+    ASSERT_TRUE(sink.Write(MakePage(0, std::string(30000, 'a'))).ok());
+    ASSERT_TRUE(sink.Write(MakePage(1, RandomBytes(3000, 1))).ok());
+    ASSERT_TRUE(sink.Close().ok());
+  }
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  EXPECT_EQ(check.summary["by_type"]["response"], 10);
+  std::map<std::string, uint64_t> bytes;
+  for (const json& f : check.summary["files"]) {
+    bytes[fs::path(f["path"].get<std::string>()).filename().string().substr(0, 6)] = f["bytes"];
+  }
+  EXPECT_GT(bytes["level0"], 33000u);  // stored
+  EXPECT_LT(bytes["level1"], 12000u);  // compressed
+}
+
+TEST_F(WarcSinkTest, ReopenedSinkListsTheKeysItStoredAndWhereTheyAre) {
+  {
+    WarcSink sink(options_);
+    ASSERT_TRUE(sink.Open().ok());
+    EXPECT_TRUE(StoredKeys(sink).empty());
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(2000, i))).ok());
+    ASSERT_TRUE(sink.Flush().ok());
+    // The dedup key, when given, is what is listed.
+    v1::Page keyed = MakePage(5, "k");
+    keyed.set_dedup_key("lease:5");
+    ASSERT_TRUE(sink.Write(keyed).ok());
+    ASSERT_TRUE(sink.Close().ok());
+  }
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  std::vector<std::string> expected = UrlsOf(0, 5);
+  expected.push_back("lease:5");
+  EXPECT_EQ(StoredKeys(sink), expected);
+  ASSERT_TRUE(sink.Close().ok());
+
+  // Each line's range is the page's records, starting with its response.
+  std::ifstream index(sink.index_path());
+  std::string line;
+  int lines = 0;
+  while (std::getline(index, line)) {
+    const json entry = json::parse(line);
+    const std::string data = ReadFile(dir_ / entry["file"].get<std::string>());
+    const auto members = InflateMembers(data.substr(entry["offset"], entry["length"]));
+    ASSERT_EQ(members.size(), 2u) << line;  // response, request
+    EXPECT_TRUE(members[0].find("WARC-Type: response\r\n") != std::string::npos) << line;
+    EXPECT_TRUE(members[1].find("WARC-Type: request\r\n") != std::string::npos) << line;
+    EXPECT_TRUE(members[0].find("/p" + std::to_string(lines) + "?x=1") != std::string::npos) << line;
+    ++lines;
+  }
+  EXPECT_EQ(lines, 6);
+}
+
+TEST_F(WarcSinkTest, TornLastIndexLineIsIgnoredAndCutOnOpen) {
+  std::string index_path;
+  {
+    WarcSink sink(options_);
+    ASSERT_TRUE(sink.Open().ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(sink.Write(MakePage(i, "body")).ok());
+    ASSERT_TRUE(sink.Close().ok());
+    index_path = sink.index_path();
+  }
+  // A crash mid-append: half a line, no newline.
+  std::ofstream(index_path, std::ios::app) << R"({"url":"http://example.com/torn","file":"te)";
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 3));
+  ASSERT_TRUE(sink.Write(MakePage(3, "body")).ok());
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 4));
+  std::ifstream index(index_path);
+  std::string line;
+  while (std::getline(index, line)) {
+    EXPECT_FALSE(json::parse(line, nullptr, false).is_discarded()) << line;
+  }
+}
+
+TEST_F(WarcSinkTest, IndexLinesWhoseWarcBytesAreGoneAreNotListed) {
+  options_.warc_max_bytes = 1;  // one page per file
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+  ASSERT_TRUE(sink.Close().ok());
+  const auto files = WarcFiles(dir_);
+  ASSERT_EQ(files.size(), 3u);
+  fs::remove(files[0]);
+  fs::resize_file(files[2], fs::file_size(files[2]) - 10);
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(1, 2));
+}
+
+TEST_F(WarcSinkTest, FailedFlushLeavesOnlyDurablePagesInTheIndex) {
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  {
+    FileSizeLimit limit(fs::file_size(sink.current_path()) + 5000);
+    for (int i = 2; i < 6; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+    EXPECT_FALSE(sink.Flush().ok());
+  }
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 2));
+  for (int i = 2; i < 6; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 6));
+  ASSERT_TRUE(sink.Close().ok());
+}
+
+TEST_F(WarcSinkTest, WriteErrorBeforeFlushFailsTheWholeWindow) {
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  ASSERT_TRUE(sink.Write(MakePage(0, RandomBytes(3000, 0))).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  const uintmax_t durable = fs::file_size(sink.current_path());
+  {
+    // Pages of 1 MB: the sink writes its 4 MB buffer from Write and fails
+    // there, after earlier pages of the window were accepted.
+    FileSizeLimit limit(durable + (2 << 20));
+    Status failed = Status::Ok();
+    int i = 1;
+    for (; i < 40 && failed.ok(); ++i) failed = sink.Write(MakePage(i, RandomBytes(1 << 20, i)));
+    EXPECT_FALSE(failed.ok());
+    EXPECT_FALSE(sink.Write(MakePage(i, "after the failure")).ok());  // window refused
+    // None of the window's pages may be acknowledged.
+    EXPECT_FALSE(sink.Flush().ok());
+  }
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 1));
+  // The next window works again.
+  ASSERT_TRUE(sink.Write(MakePage(1, "again")).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 2));
+  ASSERT_TRUE(sink.Close().ok());
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
+  EXPECT_EQ(check.summary["by_type"]["response"], 2);
 }
 
 }  // namespace

@@ -1,0 +1,196 @@
+// SinkGroup tests: fake sinks that record what they were given, list what
+// they hold and fail on demand.
+#include "writer/sink_group.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace zcrawl::writer {
+namespace {
+
+// What one fake sink saw; outlives the sink (the group owns the sink).
+struct FakeSinkLog {
+  std::vector<std::string> written;   // URLs passed to Write, in order
+  std::set<std::string> durable;      // URLs made durable by a Flush
+  std::vector<std::string> pending;   // written since the last Flush
+  std::set<std::string> listed;       // what ForEachStoredKey reports
+  bool can_list = true;
+  bool fail_writes = false;
+  bool fail_flush = false;
+  int closes = 0;
+};
+
+class FakeSink : public Sink {
+ public:
+  FakeSink(std::string name, FakeSinkLog& log) : name_(std::move(name)), log_(log) {}
+  Status Open() override { return Status::Ok(); }
+  Status Write(const v1::Page& page) override {
+    if (log_.fail_writes) return UnavailableError(name_ + " write failed");
+    log_.written.push_back(page.url());
+    log_.pending.push_back(page.url());
+    return Status::Ok();
+  }
+  Status Flush() override {
+    if (log_.fail_flush) {
+      log_.pending.clear();  // cut back, as the real sinks do
+      return UnavailableError(name_ + " flush failed");
+    }
+    log_.durable.insert(log_.pending.begin(), log_.pending.end());
+    log_.pending.clear();
+    return Status::Ok();
+  }
+  Status Close() override {
+    ++log_.closes;
+    return Status::Ok();
+  }
+  std::string_view name() const override { return name_; }
+  Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override {
+    if (!log_.can_list) return NotFoundError(name_ + " cannot list");
+    for (const std::string& key : log_.listed) visit(key);
+    return Status::Ok();
+  }
+
+ private:
+  std::string name_;
+  FakeSinkLog& log_;
+};
+
+v1::Page PageFor(const std::string& url) {
+  v1::Page page;
+  page.set_url(url);
+  page.set_body("body of " + url);
+  return page;
+}
+
+class SinkGroupTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<SinkGroup> MakeGroup() {
+    std::vector<std::unique_ptr<Sink>> sinks;
+    sinks.push_back(std::make_unique<FakeSink>("warc", a_));
+    sinks.push_back(std::make_unique<FakeSink>("jsonl", b_));
+    auto group = std::make_unique<SinkGroup>(std::move(sinks));
+    EXPECT_TRUE(group->Open().ok());
+    return group;
+  }
+  // Writes and asserts the group accepted it.
+  void Write(SinkGroup& group, const std::string& url, bool expect_wrote = true) {
+    bool wrote = false;
+    ASSERT_TRUE(group.Write(url, PageFor(url), &wrote).ok()) << url;
+    EXPECT_EQ(wrote, expect_wrote) << url;
+  }
+
+  FakeSinkLog a_;
+  FakeSinkLog b_;
+};
+
+TEST_F(SinkGroupTest, PageIsStoredOnceEverySinkFlushedIt) {
+  auto group = MakeGroup();
+  Write(*group, "u1");
+  EXPECT_FALSE(group->IsStored("u1"));  // written, not durable
+  ASSERT_TRUE(group->Flush().ok());
+  EXPECT_TRUE(group->IsStored("u1"));
+  EXPECT_EQ(a_.written, std::vector<std::string>{"u1"});
+  EXPECT_EQ(b_.written, std::vector<std::string>{"u1"});
+  EXPECT_EQ(group->stored_pages(), 1u);
+  EXPECT_EQ(group->names(), "warc,jsonl");
+}
+
+TEST_F(SinkGroupTest, PageRefusedByTheSecondSinkIsRedeliveredOnlyToIt) {
+  auto group = MakeGroup();
+  b_.fail_writes = true;
+  bool wrote = false;
+  EXPECT_FALSE(group->Write("u1", PageFor("u1"), &wrote).ok());
+  ASSERT_TRUE(group->Flush().ok());  // the first sink made it durable
+  EXPECT_FALSE(group->IsStored("u1"));
+  b_.fail_writes = false;
+
+  // The frontier retries the page: only the sink without it gets it.
+  Write(*group, "u1");
+  ASSERT_TRUE(group->Flush().ok());
+  EXPECT_TRUE(group->IsStored("u1"));
+  EXPECT_EQ(a_.written, std::vector<std::string>{"u1"});  // not twice
+  EXPECT_EQ(b_.written, std::vector<std::string>{"u1"});
+}
+
+TEST_F(SinkGroupTest, FailedFlushOfOneSinkGivesItTheWholeWindowAgain) {
+  auto group = MakeGroup();
+  Write(*group, "u1");
+  Write(*group, "u2");
+  b_.fail_flush = true;
+  EXPECT_FALSE(group->Flush().ok());
+  EXPECT_FALSE(group->IsStored("u1"));
+  EXPECT_FALSE(group->IsStored("u2"));
+  b_.fail_flush = false;
+
+  Write(*group, "u2");
+  Write(*group, "u1");
+  ASSERT_TRUE(group->Flush().ok());
+  EXPECT_TRUE(group->IsStored("u1"));
+  EXPECT_TRUE(group->IsStored("u2"));
+  EXPECT_EQ(a_.written, (std::vector<std::string>{"u1", "u2"}));
+  EXPECT_EQ(b_.written, (std::vector<std::string>{"u1", "u2", "u2", "u1"}));
+  EXPECT_EQ(b_.durable, (std::set<std::string>{"u1", "u2"}));
+}
+
+TEST_F(SinkGroupTest, SamePageTwiceInOneWindowIsWrittenOnce) {
+  auto group = MakeGroup();
+  Write(*group, "u1");
+  Write(*group, "u1", /*expect_wrote=*/false);
+  ASSERT_TRUE(group->Flush().ok());
+  EXPECT_TRUE(group->IsStored("u1"));
+  EXPECT_EQ(a_.written.size(), 1u);
+  EXPECT_EQ(b_.written.size(), 1u);
+}
+
+TEST_F(SinkGroupTest, RestartLearnsWhatEachSinkHolds) {
+  a_.listed = {"both", "only-a"};
+  b_.listed = {"both"};
+  auto group = MakeGroup();
+  EXPECT_TRUE(group->IsStored("both"));
+  EXPECT_FALSE(group->IsStored("only-a"));
+  Write(*group, "only-a");
+  ASSERT_TRUE(group->Flush().ok());
+  EXPECT_TRUE(group->IsStored("only-a"));
+  EXPECT_TRUE(a_.written.empty());
+  EXPECT_EQ(b_.written, std::vector<std::string>{"only-a"});
+}
+
+TEST_F(SinkGroupTest, SinkThatCannotListIsTakenToHoldWhatTheOthersHold) {
+  a_.listed = {"old"};
+  b_.can_list = false;
+  auto group = MakeGroup();
+  EXPECT_TRUE(group->IsStored("old"));
+  EXPECT_FALSE(group->IsStored("new"));
+}
+
+TEST_F(SinkGroupTest, NothingIsKnownStoredWhenNoSinkCanList) {
+  a_.can_list = false;
+  b_.can_list = false;
+  auto group = MakeGroup();
+  EXPECT_EQ(group->stored_pages(), 0u);
+  Write(*group, "u1");
+  ASSERT_TRUE(group->Flush().ok());
+  EXPECT_TRUE(group->IsStored("u1"));
+}
+
+TEST_F(SinkGroupTest, CloseClosesEverySinkOnce) {
+  auto group = MakeGroup();
+  ASSERT_TRUE(group->Close().ok());
+  ASSERT_TRUE(group->Close().ok());
+  group.reset();
+  EXPECT_EQ(a_.closes, 1);
+  EXPECT_EQ(b_.closes, 1);
+}
+
+TEST(SinkGroupLimitsTest, OpenRefusesNoSinks) {
+  SinkGroup group({});
+  EXPECT_EQ(group.Open().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace zcrawl::writer

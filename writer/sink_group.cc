@@ -1,0 +1,109 @@
+#include "writer/sink_group.h"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+namespace zcrawl::writer {
+
+SinkGroup::SinkGroup(std::vector<std::unique_ptr<Sink>> sinks) : sinks_(std::move(sinks)) {}
+
+SinkGroup::~SinkGroup() { Close().IgnoreError(); }
+
+uint32_t SinkGroup::all_sinks_mask() const {
+  return sinks_.size() >= 32 ? ~uint32_t{0} : (uint32_t{1} << sinks_.size()) - 1;
+}
+
+Status SinkGroup::Open() {
+  if (sinks_.empty()) return InvalidArgumentError("no sinks");
+  if (sinks_.size() > kMaxSinks) {
+    return InvalidArgumentError("at most " + std::to_string(kMaxSinks) + " sinks");
+  }
+  open_ = true;  // so Close closes what opened
+  for (auto& sink : sinks_) {
+    if (Status s = sink->Open(); !s.ok()) return s;
+  }
+  uint32_t cannot_tell = 0;
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    const uint32_t bit = uint32_t{1} << i;
+    size_t listed = 0;
+    Status s = sinks_[i]->ForEachStoredKey([&](const std::string& key) {
+      durable_[key] |= bit;
+      ++listed;
+    });
+    if (s.code() == StatusCode::kNotFound) {
+      cannot_tell |= bit;
+      continue;
+    }
+    if (!s.ok()) return s;
+    if (listed > 0) spdlog::info("writer resuming: {} pages already stored by {}", listed, sinks_[i]->name());
+  }
+  if (cannot_tell != 0) {
+    for (auto& [key, mask] : durable_) mask |= cannot_tell;
+  }
+  return Status::Ok();
+}
+
+bool SinkGroup::IsStored(const std::string& key) const {
+  const auto it = durable_.find(key);
+  return it != durable_.end() && it->second == all_sinks_mask();
+}
+
+Status SinkGroup::Write(const std::string& key, const v1::Page& page, bool* wrote) {
+  *wrote = false;
+  const auto held = durable_.find(key);
+  uint32_t& taken = window_[key];
+  const uint32_t has = taken | (held == durable_.end() ? 0 : held->second);
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    const uint32_t bit = uint32_t{1} << i;
+    if ((has & bit) != 0) continue;
+    if (Status s = sinks_[i]->Write(page); !s.ok()) {
+      return Status(s.code(), "sink " + std::string(sinks_[i]->name()) + ": " + s.message());
+    }
+    taken |= bit;
+    *wrote = true;
+  }
+  return Status::Ok();
+}
+
+Status SinkGroup::Flush() {
+  Status first = Status::Ok();
+  uint32_t flushed = 0;
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    Status s = sinks_[i]->Flush();
+    if (s.ok()) {
+      flushed |= uint32_t{1} << i;
+    } else if (first.ok()) {
+      first = std::move(s);
+    }
+  }
+  for (auto& [key, taken] : window_) {
+    if ((taken & flushed) != 0) durable_[key] |= taken & flushed;
+  }
+  window_.clear();
+  return first;
+}
+
+Status SinkGroup::Close() {
+  if (!open_) return Status::Ok();
+  open_ = false;
+  Status first = Status::Ok();
+  for (auto& sink : sinks_) {
+    if (Status s = sink->Close(); !s.ok() && first.ok()) first = std::move(s);
+  }
+  return first;
+}
+
+std::string SinkGroup::names() const {
+  std::string out;
+  for (const auto& sink : sinks_) out += (out.empty() ? "" : ",") + std::string(sink->name());
+  return out;
+}
+
+size_t SinkGroup::stored_pages() const {
+  size_t n = 0;
+  for (const auto& [key, mask] : durable_) n += mask == all_sinks_mask() ? 1 : 0;
+  return n;
+}
+
+}  // namespace zcrawl::writer

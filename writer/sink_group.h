@@ -1,0 +1,81 @@
+// SinkGroup: the writer's sinks (--format warc,jsonl,...) handled as one.
+// It writes each page to every sink that does not durably hold it yet,
+// flushes them together (group commit), and remembers per dedup key which
+// sinks hold the page durably. A page counts as stored once every sink
+// holds it.
+//
+// Why per sink: with several sinks a page can reach one and not another
+// (sink B's Write or Flush fails after sink A took the page). The page is
+// not acknowledged and comes again; writing it then only to the sinks that
+// lack it keeps A from storing it twice. A sink whose Flush fails gets no
+// credit for any page of that window, so it is given them all again.
+//
+// Restarts: Open asks each sink what it durably holds from earlier runs
+// (Sink::ForEachStoredKey). A sink that cannot tell (NotFound, e.g. exec)
+// is taken to hold whatever the sinks that can tell hold, so a page stored
+// everywhere before is not sent to it again; when no sink can tell, nothing
+// is known to be stored.
+//
+// Memory: one entry (key + sink bit mask) per stored page, as a set of the
+// keys would take. At most kMaxSinks sinks.
+//
+// Thread-safety: none; the writer's one sink thread owns the group and,
+// through it, the sinks (sink.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "writer/sink.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::writer {
+
+inline constexpr size_t kMaxSinks = 32;
+
+class SinkGroup {
+ public:
+  explicit SinkGroup(std::vector<std::unique_ptr<Sink>> sinks);
+  ~SinkGroup();  // Close(), error ignored
+  SinkGroup(const SinkGroup&) = delete;
+  SinkGroup& operator=(const SinkGroup&) = delete;
+
+  // Opens every sink and learns what each durably holds. InvalidArgument
+  // for no sinks or more than kMaxSinks; otherwise the first sink error.
+  Status Open();
+  // True once every sink durably holds the page with this dedup key.
+  bool IsStored(const std::string& key) const;
+  // Writes `page` to each sink that neither holds `key` durably nor took it
+  // since the last Flush; *wrote says whether any sink needed it. Stops at
+  // the first failing sink and returns its error (message prefixed with
+  // "sink NAME: "); the sinks written before
+  // it keep the page (it becomes theirs at the next successful Flush).
+  Status Write(const std::string& key, const v1::Page& page, bool* wrote);
+  // Flushes every sink, even after one fails; the pages each successful
+  // sink took since the last Flush become durably its own. Returns the
+  // first failure.
+  Status Flush();
+  // Closes every sink; the first failure. Idempotent.
+  Status Close();
+
+  // "warc,jsonl".
+  std::string names() const;
+  // Keys stored by every sink.
+  size_t stored_pages() const;
+
+ private:
+  uint32_t all_sinks_mask() const;
+
+  std::vector<std::unique_ptr<Sink>> sinks_;
+  bool open_ = false;
+  // Key -> bit i set when sinks_[i] holds the page durably.
+  std::unordered_map<std::string, uint32_t> durable_;
+  // Key -> bit i set when sinks_[i] took the page since the last Flush.
+  std::unordered_map<std::string, uint32_t> window_;
+};
+
+}  // namespace zcrawl::writer

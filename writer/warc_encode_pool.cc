@@ -1,0 +1,99 @@
+#include "writer/warc_encode_pool.h"
+
+#include <utility>
+
+namespace zcrawl::writer {
+namespace {
+
+// Submit wakes a sleeping worker once this many pages wait for one (a
+// waiting owner wakes them at once): fewer futex round trips when workers
+// outpace the owner, e.g. at gzip level 0.
+constexpr size_t kPagesPerWake = 4;
+
+}  // namespace
+
+WarcEncodePool::WarcEncodePool(int threads, int gzip_level) : gzip_level_(gzip_level) {
+  if (threads <= 0) {
+    inline_encoder_ = std::make_unique<WarcPageEncoder>(gzip_level);
+    return;
+  }
+  workers_.reserve(static_cast<size_t>(threads));
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+WarcEncodePool::~WarcEncodePool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+}
+
+void WarcEncodePool::Submit(WarcPageParts parts, std::string key) {
+  auto job = std::make_unique<Job>();
+  job->body_bytes = parts.body.size();
+  job->result.key = std::move(key);
+  if (inline_encoder_) {
+    job->result.status = inline_encoder_->Encode(parts, job->result.bytes);
+    job->done = true;
+  } else {
+    job->parts = std::move(parts);
+  }
+  size_t unstarted = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_bytes_ += job->body_bytes;
+    jobs_.push_back(std::move(job));
+    unstarted = jobs_.size() - next_unstarted_;
+  }
+  if (!inline_encoder_ && unstarted >= kPagesPerWake) work_cv_.notify_one();
+}
+
+std::optional<EncodedWarcPage> WarcEncodePool::TakeNext(bool wait) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (jobs_.empty()) return std::nullopt;
+  if (wait) {
+    if (!jobs_.front()->done && next_unstarted_ < jobs_.size()) work_cv_.notify_all();
+    done_cv_.wait(lock, [this] { return jobs_.front()->done; });
+  } else if (!jobs_.front()->done) {
+    return std::nullopt;
+  }
+  std::unique_ptr<Job> job = std::move(jobs_.front());
+  jobs_.pop_front();
+  if (next_unstarted_ > 0) --next_unstarted_;  // done jobs were started
+  pending_bytes_ -= job->body_bytes;
+  return std::move(job->result);
+}
+
+size_t WarcEncodePool::pending_pages() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return jobs_.size();
+}
+
+size_t WarcEncodePool::pending_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pending_bytes_;
+}
+
+void WarcEncodePool::WorkerLoop() {
+  WarcPageEncoder encoder(gzip_level_);
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    work_cv_.wait(lock, [this] { return stopping_ || next_unstarted_ < jobs_.size(); });
+    if (stopping_) return;
+    // The deque only grows at the back and loses its front once done, so
+    // the Job itself stays put while we work on it unlocked.
+    Job* job = jobs_[next_unstarted_++].get();
+    lock.unlock();
+    EncodedWarcPage& result = job->result;
+    result.status = encoder.Encode(job->parts, result.bytes);
+    job->parts = WarcPageParts();  // free the body copy now
+    lock.lock();
+    job->done = true;
+    // Only the owner waits, and only for the oldest job.
+    if (job == jobs_.front().get()) done_cv_.notify_one();
+  }
+}
+
+}  // namespace zcrawl::writer

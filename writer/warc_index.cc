@@ -1,0 +1,115 @@
+#include "writer/warc_index.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "common/json_writer.h"
+#include "writer/file_io.h"
+#include "writer/jsonl_keys.h"
+
+namespace zcrawl::writer {
+
+WarcIndex::WarcIndex(std::string dir, std::string_view prefix)
+    : dir_(std::move(dir)),
+      path_((std::filesystem::path(dir_) / (std::string(prefix) + std::string(kWarcIndexSuffix))).string()) {}
+
+WarcIndex::~WarcIndex() { Close(); }
+
+Status WarcIndex::Open() { return TruncateTornLine(path_); }
+
+void WarcIndex::Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length) {
+  pending_ += "{\"url\":";
+  AppendJsonString(pending_, key);
+  pending_ += ",\"file\":";
+  AppendJsonString(pending_, file);
+  pending_ += ",\"offset\":";
+  pending_ += std::to_string(offset);
+  pending_ += ",\"length\":";
+  pending_ += std::to_string(length);
+  pending_ += "}\n";
+}
+
+void WarcIndex::DropPending() { pending_.clear(); }
+
+Status WarcIndex::Flush(bool* created) {
+  *created = false;
+  if (pending_.empty()) return Status::Ok();
+  if (fd_ < 0) {
+    const bool existed = ::access(path_.c_str(), F_OK) == 0;
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) return ErrnoStatus("open", path_, errno);
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+      const int err = errno;
+      Close();
+      return ErrnoStatus("stat", path_, err);
+    }
+    synced_bytes_ = static_cast<uint64_t>(st.st_size);
+    *created = !existed;
+  }
+  Status s = WriteAll(fd_, pending_, path_);
+  if (s.ok() && ::fsync(fd_) != 0) s = ErrnoStatus("fsync", path_, errno);
+  if (!s.ok()) {
+    AbandonWrites();
+    return s;
+  }
+  synced_bytes_ += pending_.size();
+  pending_.clear();
+  return Status::Ok();
+}
+
+void WarcIndex::Close() {
+  if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+}
+
+void WarcIndex::AbandonWrites() {
+  pending_.clear();
+  if (fd_ < 0) return;
+  // Best effort: if this fails, Open in the next run cuts the torn line.
+  if (::ftruncate(fd_, static_cast<off_t>(synced_bytes_)) == 0) ::fsync(fd_);
+  Close();
+}
+
+Status WarcIndex::ForEachKey(const std::function<void(const std::string&)>& visit) const {
+  std::ifstream in(path_);
+  if (!in) return Status::Ok();
+  std::map<std::string, uint64_t> file_sizes;  // 0 when missing
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded() || !json.is_object()) continue;
+    const auto url = json.find("url");
+    const auto file = json.find("file");
+    const auto offset = json.find("offset");
+    const auto length = json.find("length");
+    if (url == json.end() || file == json.end() || offset == json.end() || length == json.end() ||
+        !url->is_string() || !file->is_string() || !offset->is_number_unsigned() ||
+        !length->is_number_unsigned()) {
+      continue;
+    }
+    const std::string name = file->get<std::string>();
+    if (name.empty() || name.find('/') != std::string::npos) continue;
+    auto [it, inserted] = file_sizes.try_emplace(name, 0);
+    if (inserted) {
+      std::error_code ec;
+      const uintmax_t size = std::filesystem::file_size(std::filesystem::path(dir_) / name, ec);
+      it->second = ec ? 0 : static_cast<uint64_t>(size);
+    }
+    const auto begin = offset->get<uint64_t>();
+    const auto count = length->get<uint64_t>();
+    if (count == 0 || begin > it->second || count > it->second - begin) continue;
+    visit(url->get<std::string>());
+  }
+  if (in.bad()) return UnavailableError("read " + path_);
+  return Status::Ok();
+}
+
+}  // namespace zcrawl::writer

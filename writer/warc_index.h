@@ -1,0 +1,75 @@
+// WarcIndex: the sidecar index a WarcSink keeps next to its WARC files, so
+// a restarted writer knows which pages its WARC files durably hold without
+// reading them (Sink::ForEachStoredKey).
+//
+// out_dir/PREFIX-index.jsonl, appended across runs, one JSON line per
+// stored page, in write order:
+//   {"url":KEY,"file":"PREFIX-...-00003.warc.gz","offset":N,"length":M}
+// KEY is the page's dedup key (the leased URL); [offset, offset + length)
+// is the page's records (response, request, metadata: gzip members) in that
+// file, so a reader can seek to it. Like CDXJ it points into WARC files,
+// but it is unsorted and keyed by the crawl's dedup key, not by SURT.
+//
+// Durability: the sink adds lines while writing and calls Flush only after
+// the WARC bytes they point at were fsynced, so a line never names bytes
+// that are not durable. A crash between the two leaves durable pages that
+// no line names; they were never acknowledged, come again and are stored
+// twice (the Sink contract allows it). Open cuts a torn last line left by a
+// crash; ForEachKey also skips lines that are not complete JSON objects and
+// lines whose range is not within their WARC file (deleted or cut files).
+// After a failed write the file is cut back to its last durable size.
+//
+// Thread-safety: none; owned by the WarcSink, used on its thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace zcrawl::writer {
+
+inline constexpr std::string_view kWarcIndexSuffix = "-index.jsonl";
+
+class WarcIndex {
+ public:
+  // `dir`: the folder of the WARC files and of the index; `prefix`: their
+  // name prefix.
+  WarcIndex(std::string dir, std::string_view prefix);
+  ~WarcIndex();  // Close()
+  WarcIndex(const WarcIndex&) = delete;
+  WarcIndex& operator=(const WarcIndex&) = delete;
+
+  // Cuts a torn last line left by a crash. Creates no file.
+  Status Open();
+  // Buffers one line: the page `key` is at [offset, offset + length) of the
+  // WARC file named `file` (a name in dir, not a path).
+  void Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length);
+  // Forgets the lines added since the last Flush (their pages were not made
+  // durable).
+  void DropPending();
+  // Appends the buffered lines and fsyncs. The first Flush with lines
+  // creates the file and sets *created, so the caller fsyncs the folder.
+  Status Flush(bool* created);
+  void Close();
+
+  // Calls `visit` with the key of every complete line whose range lies
+  // within its WARC file. A missing index lists nothing.
+  Status ForEachKey(const std::function<void(const std::string&)>& visit) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  // After a failed write: cuts the file back to synced_bytes_ and closes it.
+  void AbandonWrites();
+
+  std::string dir_;
+  std::string path_;
+  int fd_ = -1;
+  uint64_t synced_bytes_ = 0;  // durable size of the file
+  std::string pending_;        // lines not yet written
+};
+
+}  // namespace zcrawl::writer

@@ -1,0 +1,66 @@
+// WarcPageEncoder: turns one crawled page into the WARC records WarcSink
+// stores (response, request and, when the page has links, metadata), each
+// compressed as its own gzip member. warc_sink.h describes the records.
+//
+// The work is split in two so it can run off the sink thread:
+//   - WarcPagePartsOf (cheap: header text and one copy of the body) runs on
+//     the thread that owns the page and yields a self-contained
+//     WarcPageParts;
+//   - WarcPageEncoder::Encode (the costly part: two SHA-1 passes over the
+//     body and deflate) needs nothing but those parts, so a worker thread
+//     can run it (warc_encode_pool.h).
+// The block digest covers the response's HTTP head and body, which stay in
+// separate buffers; each record is assembled once into one reused buffer
+// and compressed from there.
+//
+// Thread-safety: WarcPagePartsOf is a pure function, safe from any thread.
+// A WarcPageEncoder holds a compressor and scratch buffers: one per thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "writer/warc_record.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::writer {
+
+// What a page's records are made of, owned (no reference to the page).
+struct WarcPageParts {
+  std::string target_uri;     // final_url, else url
+  std::string date;           // WARC-Date
+  std::string ip_address;     // empty when unknown
+  bool body_truncated = false;
+  std::string response_head;  // status line, headers, blank line
+  std::string body;           // decoded payload
+  std::string request_block;  // the request as sent, or synthesised
+  std::string metadata_block; // "outlink: URL" lines; empty: no metadata record
+};
+
+// Takes from `page` what its records need. `now_ms` (wall clock) dates a
+// page that carries no fetch time.
+WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms);
+
+class WarcPageEncoder {
+ public:
+  // `gzip_level` as for GzipMemberCompressor.
+  explicit WarcPageEncoder(int gzip_level);
+  WarcPageEncoder(const WarcPageEncoder&) = delete;
+  WarcPageEncoder& operator=(const WarcPageEncoder&) = delete;
+
+  // Appends the page's records to `out`, each its own gzip member. Fails
+  // only when the random source, SHA-1 or the compressor does; `out` may
+  // then hold part of a record.
+  Status Encode(const WarcPageParts& parts, std::string& out);
+
+ private:
+  // Compresses `record` (header and block) as one member.
+  Status AppendRecord(const WarcRecord& record, std::string& out);
+
+  GzipMemberCompressor gzip_;
+  WarcSha1 sha1_;
+  std::string record_bytes_;  // scratch: one uncompressed record
+};
+
+}  // namespace zcrawl::writer
