@@ -14,6 +14,15 @@ std::string EnvelopeCodec::Encode(v1::Envelope& envelope) {
   return envelope.SerializeAsString();
 }
 
+zmq::message_t EnvelopeCodec::EncodeMessage(v1::Envelope& envelope) {
+  envelope.set_protocol_version(v1::PROTOCOL_VERSION_CURRENT);
+  envelope.set_sender_id(sender_id_);
+  envelope.set_sequence(next_sequence_++);
+  zmq::message_t message(envelope.ByteSizeLong());
+  envelope.SerializeWithCachedSizesToArray(static_cast<uint8_t*>(message.data()));
+  return message;
+}
+
 Result<v1::Envelope> EnvelopeCodec::Decode(std::string_view bytes) {
   if (static_cast<int64_t>(bytes.size()) > kMaxEnvelopeBytes) {
     return InvalidArgumentError("envelope of " + std::to_string(bytes.size()) +

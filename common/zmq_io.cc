@@ -62,6 +62,16 @@ Status SendFrame(zmq::socket_t& socket, std::string_view payload) {
   }
 }
 
+Status SendFrame(zmq::socket_t& socket, zmq::message_t payload) {
+  try {
+    auto sent = socket.send(payload, zmq::send_flags::dontwait);
+    if (!sent) return UnavailableError("send queue full");
+    return Status::Ok();
+  } catch (const zmq::error_t& e) {
+    return FromZmqError(e, "send");
+  }
+}
+
 Status SendToPeer(zmq::socket_t& socket, std::string_view identity, std::string_view payload) {
   try {
     auto sent = socket.send(zmq::buffer(identity.data(), identity.size()),

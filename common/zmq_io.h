@@ -31,6 +31,7 @@ Status Connect(zmq::socket_t& socket, const std::string& endpoint);
 
 // DEALER side: one frame.
 Status SendFrame(zmq::socket_t& socket, std::string_view payload);
+Status SendFrame(zmq::socket_t& socket, zmq::message_t payload);
 // ROUTER side: identity frame + payload frame.
 Status SendToPeer(zmq::socket_t& socket, std::string_view identity, std::string_view payload);
 

@@ -51,6 +51,7 @@ uint32_t Micros(CURL* curl, CURLINFO info) {
 
 // State the curl callbacks write into for one transfer.
 struct Transfer {
+  CURL* curl = nullptr;
   HttpResponse* response = nullptr;
   uint64_t max_body = 0;
   bool truncate = false;
@@ -61,6 +62,15 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t bytes = size * count;
   std::string& body = t->response->body;
+  if (body.empty()) {
+    // Size the body once from Content-Length (capped: servers lie) instead
+    // of growing it by doubling, which copies an 18 KB page about 4 times.
+    curl_off_t length = -1;
+    if (curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+        length > 0) {
+      body.reserve(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(length), t->max_body)));
+    }
+  }
   if (body.size() + bytes > t->max_body) {
     const size_t room = t->max_body - body.size();
     body.append(data, room);
@@ -148,6 +158,7 @@ class CurlHttpClient final : public HttpClient {
     response.request_headers.clear();
     response.body_truncated = false;
     Transfer transfer;
+    transfer.curl = curl_;
     transfer.response = &response;
     transfer.max_body = request.max_body_bytes ? request.max_body_bytes : options_.max_body_bytes;
     transfer.truncate = request.truncate_body;

@@ -201,24 +201,12 @@ void FetcherNode::HandleWriter(const v1::Envelope& envelope) {
     writer_sender_id_ = envelope.sender_id();
   }
   switch (envelope.payload_case()) {
-    case v1::Envelope::kPageAck: {
-      const auto& ack = envelope.page_ack();
-      auto it = held_.find(LeaseIdOfPage(ack.page_id()));
-      if (it == held_.end() || !it->second.at_writer) return;  // late duplicate ack
-      v1::FetchReport report = std::move(it->second.outcome.report);
-      if (ack.stored()) {
-        ++counters_.pages_stored;
-      } else {
-        ++counters_.writer_failures;
-        spdlog::warn("writer could not store url={} error={}", report.url(), ack.error());
-        report.set_status(v1::FETCH_STATUS_WRITER_FAILED);
-        report.set_error(ack.error());
-        report.clear_links();
-      }
-      held_.erase(it);
-      SendReport(std::move(report));
+    case v1::Envelope::kPageAck:
+      HandleAck(envelope.page_ack());
       break;
-    }
+    case v1::Envelope::kPageAcks:
+      for (const auto& ack : envelope.page_acks().acks()) HandleAck(ack);
+      break;
     case v1::Envelope::kHeartbeat:
       break;
     case v1::Envelope::kReject:
@@ -228,6 +216,23 @@ void FetcherNode::HandleWriter(const v1::Envelope& envelope) {
       ++counters_.malformed_messages;
       spdlog::warn("unexpected message from writer type={}", PayloadName(envelope));
   }
+}
+
+void FetcherNode::HandleAck(const v1::PageAck& ack) {
+  auto it = held_.find(LeaseIdOfPage(ack.page_id()));
+  if (it == held_.end() || !it->second.at_writer) return;  // late duplicate ack
+  v1::FetchReport report = std::move(it->second.outcome.report);
+  if (ack.stored()) {
+    ++counters_.pages_stored;
+  } else {
+    ++counters_.writer_failures;
+    spdlog::warn("writer could not store url={} error={}", report.url(), ack.error());
+    report.set_status(v1::FETCH_STATUS_WRITER_FAILED);
+    report.set_error(ack.error());
+    report.clear_links();
+  }
+  held_.erase(it);
+  SendReport(std::move(report));
 }
 
 void FetcherNode::HandleOutcome(FetchOutcome outcome) {
@@ -265,19 +270,36 @@ void FetcherNode::ResendPendingPages(const char* why) {
 
 void FetcherNode::SendPageToWriter(Held& held) {
   held.sent_to_writer_ms = clock_.NowMs();
+  // The page is lent to the envelope for serialising and taken back, kept
+  // for a resend: no copy of the body.
   v1::Envelope envelope;
-  *envelope.mutable_page() = *held.outcome.page;  // kept for a resend
-  if (Status s = writer_->Send(envelope); !s.ok()) {
-    spdlog::debug("page not sent to writer yet url={} error={}", held.item.url(), s.message());
+  envelope.mutable_page()->Swap(&*held.outcome.page);
+  const Status sent = writer_->Send(envelope);
+  envelope.mutable_page()->Swap(&*held.outcome.page);
+  if (!sent.ok()) {
+    spdlog::debug("page not sent to writer yet url={} error={}", held.item.url(), sent.message());
   }
 }
 
 void FetcherNode::SendReport(v1::FetchReport report) {
+  pending_reports_.push_back(std::move(report));
+}
+
+void FetcherNode::FlushReports() {
+  if (pending_reports_.empty()) return;
   v1::Envelope envelope;
-  *envelope.mutable_fetch_report() = std::move(report);
+  if (pending_reports_.size() == 1) {
+    *envelope.mutable_fetch_report() = std::move(pending_reports_.front());
+  } else {
+    auto* batch = envelope.mutable_fetch_reports()->mutable_reports();
+    batch->Reserve(static_cast<int>(pending_reports_.size()));
+    for (auto& report : pending_reports_) *batch->Add() = std::move(report);
+  }
+  const size_t count = pending_reports_.size();
+  pending_reports_.clear();
   if (Status s = frontier_->Send(envelope); !s.ok()) {
-    // The lease will expire at the frontier and the URL be fetched again.
-    spdlog::warn("report lost url={} error={}", envelope.fetch_report().url(), s.message());
+    // The leases will expire at the frontier and the URLs be fetched again.
+    spdlog::warn("{} reports lost error={}", count, s.message());
   }
 }
 
@@ -362,6 +384,8 @@ Status FetcherNode::Run() {
     outcomes.clear();
     outcomes_.Drain(outcomes);
     for (auto& outcome : outcomes) HandleOutcome(std::move(outcome));
+    // Everything this turn learned goes to the frontier in one message.
+    FlushReports();
     Maintain();
     RequestWork();
   }

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 #include <zmq.hpp>
 
 #include "common/clock.h"
@@ -66,7 +67,11 @@ class FetcherNode {
   void HandleFrontier(const v1::Envelope& envelope);
   void HandleWriter(const v1::Envelope& envelope);
   void HandleOutcome(FetchOutcome outcome);
+  void HandleAck(const v1::PageAck& ack);
+  // Queues a report; FlushReports sends everything queued in one message
+  // at the end of each turn of the loop.
   void SendReport(v1::FetchReport report);
+  void FlushReports();
   void SendPageToWriter(Held& held);
   void ResendPendingPages(const char* why);
   void RequestWork();
@@ -86,6 +91,7 @@ class FetcherNode {
   std::unique_ptr<ThreadPool> pool_;
 
   std::unordered_map<uint64_t, Held> held_;  // by lease id
+  std::vector<v1::FetchReport> pending_reports_;  // sent by FlushReports
   uint32_t outstanding_credit_ = 0;          // asked for, not yet received
   uint32_t threads_ = 0;                     // pool size; an operator may change it
   std::string writer_sender_id_;             // changes when the writer restarts

@@ -52,6 +52,10 @@ struct FetcherOptions {
   bool ignore_nofollow = false;
   // Extract visible text (jsonl and exec outputs use it; files and WARC do not).
   bool extract_text = true;
+  // Send the page's links to the writer too (jsonl, WARC and exec outputs
+  // list them). Off, they go only to the frontier: one copy fewer per link
+  // and a smaller page message.
+  bool page_links = true;
   // Store non-HTML responses (true) or report them as skipped.
   bool store_non_html = true;
   // Heartbeats and liveness, as in the frontier.

@@ -27,6 +27,8 @@ void AddFlags(CLI::App& app, FetcherOptions& o) {
       ->check(CLI::IsMember({"gumbo", "myhtml"}));
   app.add_flag("--ignore-nofollow", o.ignore_nofollow, "Follow nofollow links too");
   app.add_flag("!--no-text", o.extract_text, "Do not extract visible text (no output needs it)");
+  app.add_flag("!--no-page-links", o.page_links,
+               "Do not send links to the writer (only jsonl, WARC and exec outputs list them)");
   app.add_flag("!--no-request-headers", o.http.capture_request_headers,
                "Do not record requests as sent (only WARC request records need them)");
   app.add_flag("!--skip-non-html", o.store_non_html, "Do not store non-HTML responses");

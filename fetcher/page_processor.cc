@@ -138,7 +138,11 @@ FetchOutcome PageProcessor::Process(const v1::WorkItem& item, const std::string&
     AddRedirectTarget(response.location, page);
   }
   page.set_body(std::move(response.body));
-  *report.mutable_links() = page.links();
+  if (options_.page_links) {
+    *report.mutable_links() = page.links();
+  } else {
+    report.mutable_links()->Swap(page.mutable_links());
+  }
   return outcome;
 }
 
@@ -146,15 +150,16 @@ void PageProcessor::ParseHtml(const HttpResponse& response, v1::Page& page) {
   const std::string charset =
       DetectCharset(FindHeader(response.headers, "content-type"), response.body);
   page.set_charset(charset);
+  // UTF-8 (most of the web) is parsed in place: the parser drops a BOM and
+  // repairs bad sequences itself, exactly as DecodeToUtf8 would, so copying
+  // the body first would only cost an allocation and a pass over it.
   std::string decoded;
-  std::string_view utf8;
-  auto converted = DecodeToUtf8(response.body, charset);
-  if (converted.ok()) {
-    decoded = std::move(*converted);
-  } else {
-    decoded = SanitizeUtf8(response.body);
+  std::string_view utf8 = response.body;
+  if (charset != "UTF-8") {
+    auto converted = DecodeToUtf8(response.body, charset);
+    decoded = converted.ok() ? std::move(*converted) : SanitizeUtf8(response.body);
+    utf8 = decoded;
   }
-  utf8 = decoded;
   ParsedHtml parsed = parser_->Parse(utf8);
   auto page_url = Url::Parse(response.final_url);
   if (!page_url.ok()) return;

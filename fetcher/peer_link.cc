@@ -51,8 +51,7 @@ bool PeerLink::ReconnectIfDue() {
 }
 
 Status PeerLink::Send(v1::Envelope& envelope) {
-  const std::string bytes = codec_.Encode(envelope);
-  Status s = SendFrame(socket_, bytes);
+  Status s = SendFrame(socket_, codec_.EncodeMessage(envelope));
   if (s.ok()) last_sent_ms_ = clock_.NowMs();
   return s;
 }

@@ -285,6 +285,9 @@ void Broker::HandleMessage(const std::string& identity, const std::string& paylo
     case v1::Envelope::kFetchReport:
       HandleReport(peer, envelope.fetch_report());
       break;
+    case v1::Envelope::kFetchReports:
+      for (const auto& report : envelope.fetch_reports().reports()) HandleReport(peer, report);
+      break;
     case v1::Envelope::kGoodbye:
       spdlog::info("peer left id={} reason={}", peer.sender_id, envelope.goodbye().reason());
       scheduler_->ReleaseFetcher(peer.identity, /*count_attempt=*/false);

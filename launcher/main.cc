@@ -199,10 +199,14 @@ class Launcher {
           "--log-level", options_.log_level};
       if (options_.log_json) fetcher_args.push_back("--log-json");
       // Work no output needs is skipped: text feeds jsonl and exec sinks,
-      // requests as sent feed WARC request records.
+      // requests as sent feed WARC request records, links the writer sees
+      // feed jsonl, exec and WARC metadata records.
       const bool wants_text = options_.format.find("jsonl") != std::string::npos ||
                               options_.format.find("exec:") != std::string::npos;
       if (!wants_text) fetcher_args.push_back("--no-text");
+      if (!wants_text && options_.format.find("warc") == std::string::npos) {
+        fetcher_args.push_back("--no-page-links");  // the files sink lists no links
+      }
       if (options_.format.find("warc") == std::string::npos) fetcher_args.push_back("--no-request-headers");
       children_.push_back(
           std::make_unique<ChildProcess>("fetcher-" + std::to_string(i + 1), fetcher_args));

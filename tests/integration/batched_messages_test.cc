@@ -1,0 +1,202 @@
+// End-to-end, protocol level: the batched forms of acks and reports
+// (PageAckBatch, FetchReportBatch) against a real zcrawl-writer and a real
+// zcrawl-frontier, with this test playing the fetcher over a raw DEALER.
+// Seeds sit on a local HTTP server that nobody contacts: the test reports
+// the fetches itself.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "common/envelope_codec.h"
+#include "tests/support/test_http_server.h"
+#include "tests/support/test_process.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::testing {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// A fetcher's DEALER speaking envelopes.
+class FakeFetcher {
+ public:
+  FakeFetcher(zmq::context_t& context, const std::string& endpoint)
+      : socket_(context, zmq::socket_type::dealer), codec_("fetcher-batch-test") {
+    socket_.set(zmq::sockopt::routing_id, codec_.sender_id());
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.connect(endpoint);
+  }
+
+  void Send(v1::Envelope envelope) {
+    socket_.send(zmq::buffer(codec_.Encode(envelope)), zmq::send_flags::none);
+  }
+
+  // Next envelope within the deadline, heartbeats skipped.
+  std::optional<v1::Envelope> Next(int64_t deadline_ms) {
+    while (NowMs() < deadline_ms) {
+      zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, std::chrono::milliseconds(50));
+      zmq::message_t message;
+      if (!(item.revents & ZMQ_POLLIN) || !socket_.recv(message, zmq::recv_flags::dontwait)) continue;
+      auto envelope = EnvelopeCodec::Decode(
+          std::string_view(static_cast<const char*>(message.data()), message.size()));
+      if (envelope.ok() && !envelope->has_heartbeat()) return *envelope;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  zmq::socket_t socket_;
+  EnvelopeCodec codec_;
+};
+
+v1::Envelope ReadyAsFetcher(uint32_t threads) {
+  v1::Envelope envelope;
+  envelope.mutable_ready()->set_role(v1::PEER_ROLE_FETCHER);
+  envelope.mutable_ready()->set_threads(threads);
+  return envelope;
+}
+
+class BatchedMessagesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [](const TestRequest&) {
+      return TestResponse{};
+    });
+    server_->Start();
+    dir_ = MakeTempDir("batched-messages");
+  }
+  void TearDown() override {
+    EXPECT_EQ(server_->total_requests(), 0u) << "only the test fetches, and it fetches nothing";
+  }
+
+  zmq::context_t context_;
+  std::unique_ptr<TestHttpServer> server_;
+  std::string dir_;
+};
+
+TEST_F(BatchedMessagesTest, FrontierCompletesEveryUrlOfOneReportBatch) {
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string summary = dir_ + "/summary.json";
+  TestProcess frontier;
+  frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", endpoint, "--no-robots", "--delay-ms",
+                  "0", "--per-host", "3", "--heartbeat-ms", "200", "--liveness", "50",
+                  "--summary-file", summary, server_->origin() + "/a", server_->origin() + "/b",
+                  server_->origin() + "/c"},
+                 dir_ + "/frontier.log");
+  FakeFetcher fetcher(context_, endpoint);
+  fetcher.Send(ReadyAsFetcher(3));
+  v1::Envelope request;
+  request.mutable_work_request()->set_credit(3);
+  fetcher.Send(request);
+
+  std::vector<v1::WorkItem> items;
+  const int64_t deadline = NowMs() + 10000;
+  while (items.size() < 3) {
+    auto envelope = fetcher.Next(deadline);
+    ASSERT_TRUE(envelope.has_value()) << "got " << items.size() << " of 3 leases\n"
+                                      << ReadFile(dir_ + "/frontier.log");
+    for (const auto& item : envelope->work_batch().items()) items.push_back(item);
+  }
+
+  v1::Envelope reports;
+  for (const auto& item : items) {
+    v1::FetchReport* report = reports.mutable_fetch_reports()->add_reports();
+    report->set_lease_id(item.lease_id());
+    report->set_url(item.url());
+    report->set_status(v1::FETCH_STATUS_OK);
+    report->set_http_status(200);
+  }
+  fetcher.Send(reports);
+
+  // Nothing is left waiting or leased only if all three reports counted.
+  std::optional<v1::Envelope> last;
+  while ((last = fetcher.Next(NowMs() + 10000)) && !last->has_shutdown()) {
+  }
+  ASSERT_TRUE(last.has_value()) << "no shutdown: a report of the batch was lost\n"
+                                << ReadFile(dir_ + "/frontier.log");
+  ASSERT_EQ(frontier.Wait(10000), std::optional<int>(0)) << ReadFile(dir_ + "/frontier.log");
+  const auto json = nlohmann::json::parse(ReadFile(summary));
+  EXPECT_EQ(json["done"], 3) << json.dump();
+  EXPECT_EQ(json["failed"], 0) << json.dump();
+}
+
+TEST_F(BatchedMessagesTest, WriterAcknowledgesEveryPageOnceAndGroupsACommitPerFetcher) {
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  TestProcess writer;
+  writer.Start({BinDir() + "/zcrawl-writer", "--bind", endpoint, "--out", dir_ + "/out",
+                "--format", "files", "--heartbeat-ms", "200"},
+               dir_ + "/writer.log");
+  FakeFetcher fetcher(context_, endpoint);
+  fetcher.Send(ReadyAsFetcher(1));
+  constexpr int kPages = 40;
+  auto page_envelope = [&](int i) {
+    v1::Envelope envelope;
+    v1::Page* page = envelope.mutable_page();
+    page->set_page_id("fetcher-batch-test/" + std::to_string(i));
+    page->set_url(server_->origin() + "/p" + std::to_string(i));
+    page->set_dedup_key(page->url());
+    page->set_final_url(page->url());
+    page->set_http_status(200);
+    page->set_content_type("text/html");
+    page->set_body("<p>page " + std::to_string(i));
+    return envelope;
+  };
+  for (int i = 1; i <= kPages; ++i) fetcher.Send(page_envelope(i));
+
+  std::map<std::string, int> acks;  // page id -> times acknowledged
+  int messages = 0;
+  const int64_t deadline = NowMs() + 15000;
+  int acked = 0;
+  while (acked < kPages) {
+    auto envelope = fetcher.Next(deadline);
+    ASSERT_TRUE(envelope.has_value()) << acked << " of " << kPages << " acknowledged\n"
+                                      << ReadFile(dir_ + "/writer.log");
+    std::vector<v1::PageAck> batch;
+    if (envelope->has_page_ack()) batch.push_back(envelope->page_ack());
+    for (const auto& ack : envelope->page_acks().acks()) batch.push_back(ack);
+    if (batch.empty()) continue;
+    ++messages;
+    for (const auto& ack : batch) {
+      EXPECT_TRUE(ack.stored()) << ack.page_id() << ": " << ack.error();
+      EXPECT_FALSE(ack.duplicate()) << ack.page_id();
+      ++acks[ack.page_id()];
+      ++acked;
+    }
+  }
+  ASSERT_EQ(acks.size(), static_cast<size_t>(kPages));
+  for (const auto& [id, count] : acks) EXPECT_EQ(count, 1) << id;
+  // Forty pages sent back to back cannot each have had a commit of their
+  // own: the writer reads everything waiting before it commits.
+  EXPECT_LT(messages, kPages) << "every page was acknowledged in a message of its own";
+
+  // A redelivery is acknowledged as a duplicate, not written again.
+  fetcher.Send(page_envelope(7));
+  std::optional<v1::PageAck> again;
+  while (!again) {
+    auto envelope = fetcher.Next(NowMs() + 10000);
+    ASSERT_TRUE(envelope.has_value()) << ReadFile(dir_ + "/writer.log");
+    if (envelope->has_page_ack()) again = envelope->page_ack();
+    if (envelope->page_acks().acks_size() > 0) again = envelope->page_acks().acks(0);
+  }
+  EXPECT_EQ(again->page_id(), "fetcher-batch-test/7");
+  EXPECT_TRUE(again->stored());
+  EXPECT_TRUE(again->duplicate());
+  writer.Signal(SIGTERM);
+  EXPECT_TRUE(writer.Wait(10000).has_value());
+}
+
+}  // namespace
+}  // namespace zcrawl::testing
