@@ -499,6 +499,14 @@ TEST(HtmlDepthLimitTest, IgnoresMarkupInsideCommentsRawTextAndQuotes) {
   EXPECT_EQ(DepthLimitedLength(html, 10), html.size());
 }
 
+TEST(HtmlDepthLimitTest, ExactlyAsManyTagsAsTheLimitPassWholeOneMoreIsCut) {
+  // Ten '<' at limit 10 takes the no-scan shortcut; at limit 9 the scan
+  // runs and cuts before the tenth <div>.
+  const std::string html = Repeat("<div>", 10);
+  EXPECT_EQ(DepthLimitedLength(html, 10), html.size());
+  EXPECT_EQ(DepthLimitedLength(html, 9), 45u);
+}
+
 TEST(HtmlDepthLimitTest, StrayEndTagsDoNotHideNesting) {
   const std::string html = Repeat("<div></span></p>", 100);
   EXPECT_LT(DepthLimitedLength(html, 50), html.size());
