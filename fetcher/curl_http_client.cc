@@ -110,7 +110,9 @@ int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user) {
 
 class CurlHttpClient final : public HttpClient {
  public:
-  explicit CurlHttpClient(const HttpOptions& options) : options_(options), curl_(curl_easy_init()) {}
+  explicit CurlHttpClient(const HttpOptions& options) : options_(options), curl_(curl_easy_init()) {
+    if (curl_) SetFixedOptions();
+  }
   ~CurlHttpClient() override {
     if (curl_) curl_easy_cleanup(curl_);
   }
@@ -163,34 +165,15 @@ class CurlHttpClient final : public HttpClient {
     transfer.max_body = request.max_body_bytes ? request.max_body_bytes : options_.max_body_bytes;
     transfer.truncate = request.truncate_body;
 
+    // No curl_easy_reset between requests: the options that never change
+    // were set once (SetFixedOptions) and every per-request one is set
+    // below, each time, so nothing carries over from the last request.
     CURL* c = curl_;
-    curl_easy_reset(c);  // keeps the connection cache
     curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl decodes
-    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout_ms));
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options_.low_speed_bytes));
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
-                     static_cast<long>(std::max<int64_t>(1, options_.low_speed_ms / 1000)));
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, request.follow_any_redirect ? 1L : 0L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, static_cast<long>(options_.max_redirects));
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
-    if (options_.capture_request_headers) {
-      curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, OnDebug);
-      curl_easy_setopt(c, CURLOPT_DEBUGDATA, &transfer);
-      curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);  // only feeds OnDebug
-    }
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_);
+    curl_easy_setopt(c, CURLOPT_DEBUGDATA, &transfer);
     error_[0] = '\0';
 
     const CURLcode code = curl_easy_perform(c);
@@ -240,6 +223,35 @@ class CurlHttpClient final : public HttpClient {
       response.status = v1::FETCH_STATUS_NETWORK_ERROR;
     }
   }
+
+  void SetFixedOptions() {
+    CURL* c = curl_;
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl decodes
+    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout_ms));
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options_.low_speed_bytes));
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+                     static_cast<long>(std::max<int64_t>(1, options_.low_speed_ms / 1000)));
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, static_cast<long>(options_.max_redirects));
+    // A typical page in one read instead of two (the default is 16 KiB).
+    curl_easy_setopt(c, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+    if (options_.capture_request_headers) {
+      curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, OnDebug);
+      curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);  // only feeds OnDebug
+    }
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_);
+  }
+
+  static constexpr long kReceiveBufferBytes = 64 * 1024;
 
   const HttpOptions& options_;
   CURL* curl_;
