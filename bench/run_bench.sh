@@ -82,7 +82,10 @@ LATENCY_MS=20
 ZC_FAST="--fetchers 2 --threads 16 --per-host 8"
 ZC_FAST_PH16="--fetchers 2 --threads 16 --per-host 16"
 ZC_SLOW="--fetchers 4 --threads 64 --per-host 64"
-ZC_SLOW16="--fetchers 2 --threads 8 --per-host 4"
+# 16 requests on the wire at most, as wget2's 16 threads: the threads bound
+# it; per-host 8 leaves room so a URL whose page is still on its way to the
+# writer does not hold back the next request to its host.
+ZC_SLOW16="--fetchers 2 --threads 8 --per-host 8"
 WGET2_THREADS=16
 CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-myhtml-ph16,zcrawl-16,wget2,wget"
 SITE_DIR=""
