@@ -229,7 +229,16 @@ def main():
         "queues, visited set, leases, link batches in flight and allocator slack)." % (
             full[1] / 1024, known, small[1] / 1024, full[1] / 1024, small[1] / 1024, known - 100,
             (full[1] - small[1]) * 1024 / (known - 100)))
-      p("")
+      half_run = by.get(("memory", "zcrawl-half"))
+      half = process_split(half_run).get("frontier") if half_run else None
+      if half:
+        half_known = known // 2
+        p("Marginal cost: %.1f MB for a crawl stopped at %d URLs (--max-pages %d): (%.1f - %.1f) MB / "
+          "%d = **%.0f bytes per known URL** for the second half of the site's URLs, without the "
+          "fixed costs (SQLite's page cache, allocator arenas) that the 100-URL crawl leaves out." % (
+              half[1] / 1024, half_known, half_known, full[1] / 1024, half[1] / 1024,
+              known - half_known, (full[1] - half[1]) * 1024 / (known - half_known)))
+        p("")
 
   for parser in ("gumbo", "myhtml"):
     for name, title in (("comm", "CPU samples per process name"),

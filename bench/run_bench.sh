@@ -13,8 +13,9 @@
 #  5. "slow": the same with 20 ms of server latency per response (nginx echo
 #     module's echo_sleep): zcrawl at 256 (gumbo, myhtml) and 16 requests in
 #     flight, wget2 at 16, against the bound in_flight / latency;
-#  6. "memory": a 100-URL zcrawl crawl, whose frontier RSS is subtracted from
-#     the full crawl's to estimate frontier bytes per known URL;
+#  6. "memory": zcrawl crawls stopped at 100 URLs and at half the site, whose
+#     frontier RSS is subtracted from the full crawl's to estimate frontier
+#     bytes per known URL (half: the marginal cost; 100: fixed costs included);
 #  7. "profile" (only when asked): perf record on one zcrawl crawl per
 #     parser (gumbo, myhtml), flat profiles per process;
 #  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR.
@@ -415,6 +416,10 @@ if part ceiling || part fast || part memory || part profile; then
   if part memory; then
     # shellcheck disable=SC2086
     EXPECT=100 run_crawler memory zcrawl-100 1 zcrawl $ZC_FAST --max-pages 100
+    # Half the site: full minus half is the cost of the second half's URLs
+    # alone, without fixed costs (SQLite page cache, allocator arenas).
+    # shellcheck disable=SC2086
+    EXPECT=$((EXPECTED / 2)) run_crawler memory zcrawl-half 1 zcrawl $ZC_FAST --max-pages $((EXPECTED / 2))
   fi
   if part profile; then
     for parser in gumbo myhtml; do
