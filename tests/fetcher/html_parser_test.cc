@@ -348,16 +348,23 @@ TEST(MakeHtmlParserTest, UnknownNameGivesNull) {
 
 class HtmlParserDifferentialTest : public testing::Test {
  protected:
+  // With text and without (MyHTML then skips whitespace-only tokens).
   void ExpectAgree(std::string_view html, std::string_view label) {
-    const ParsedHtml a = gumbo_->Parse(html);
-    const ParsedHtml b = myhtml_->Parse(html);
-    EXPECT_EQ(a, b) << label << "\n--- gumbo:\n"
-                    << Describe(a) << "--- myhtml:\n"
-                    << Describe(b);
+    for (bool text : {true, false}) {
+      const ParsedHtml a = (text ? gumbo_ : gumbo_no_text_)->Parse(html);
+      const ParsedHtml b = (text ? myhtml_ : myhtml_no_text_)->Parse(html);
+      EXPECT_EQ(a, b) << label << (text ? "" : " (no text)") << "\n--- gumbo:\n"
+                      << Describe(a) << "--- myhtml:\n"
+                      << Describe(b);
+    }
   }
 
   std::unique_ptr<HtmlParser> gumbo_ = MakeHtmlParser("gumbo");
   std::unique_ptr<HtmlParser> myhtml_ = MakeHtmlParser("myhtml");
+  std::unique_ptr<HtmlParser> gumbo_no_text_ =
+      MakeHtmlParser("gumbo", HtmlParserOptions{.extract_text = false});
+  std::unique_ptr<HtmlParser> myhtml_no_text_ =
+      MakeHtmlParser("myhtml", HtmlParserOptions{.extract_text = false});
 };
 
 TEST_F(HtmlParserDifferentialTest, HandWrittenTrickyDocumentsAgree) {
@@ -456,6 +463,11 @@ TEST_F(HtmlParserDifferentialTest, PythonDocumentationCorpusAgrees) {
     ASSERT_EQ(a, b) << file << "\n--- gumbo:\n"
                     << Describe(a).substr(0, 2000) << "--- myhtml:\n"
                     << Describe(b).substr(0, 2000);
+    const ParsedHtml c = gumbo_no_text_->Parse(content.str());
+    const ParsedHtml d = myhtml_no_text_->Parse(content.str());
+    ASSERT_EQ(c, d) << file << " (no text)\n--- gumbo:\n"
+                    << Describe(c).substr(0, 2000) << "--- myhtml:\n"
+                    << Describe(d).substr(0, 2000);
     EXPECT_FALSE(a.truncated) << file;
     ++pages;
     links += a.links.size();
