@@ -40,6 +40,11 @@
 #                        zcrawl-myhtml-ph16 in "fast" only)
 #   --site DIR           reuse (or create) the generated site in DIR
 #   --work DIR           working folder (default: a new /tmp/zcrawl-bench.*)
+#   --settle             before every crawl: delete earlier outputs, sync, drop
+#                        the page cache (when root) and wait 35 s, so each
+#                        crawl starts from the same disk and memory state
+#                        (slower; crawls that write without fsync, like wget2,
+#                        gain most from a clean page cache)
 #   --keep               keep everything in the working folder (site,
 #                        perf data); otherwise only logs and results stay
 #   --micro-min-time S   Google Benchmark --benchmark_min_time (0.5)
@@ -92,6 +97,7 @@ CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-myhtml-ph16,zcrawl-16,wget2,wget"
 SITE_DIR=""
 WORK=""
 KEEP=0
+SETTLE=0
 MICRO_MIN_TIME=0.5
 
 while [ $# -gt 0 ]; do
@@ -109,6 +115,7 @@ while [ $# -gt 0 ]; do
     --site) SITE_DIR="$2"; shift 2 ;;
     --work) WORK="$2"; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --settle) SETTLE=1; shift ;;
     --micro-min-time) MICRO_MIN_TIME="$2"; shift 2 ;;
     --quick) REPEATS=1; PAGES_PER_HOST=500; MICRO_MIN_TIME=0.1; shift ;;
     -h|--help) sed -n '2,59p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -283,6 +290,12 @@ run_crawler() {
   local rus="$WORK/logs/$scenario-$label-$round.rusage"
   local timef="$WORK/logs/$scenario-$label-$round.time"
   rm -rf "$out" "$rus" "$timef"
+  if [ "$SETTLE" = 1 ]; then
+    rm -rf "$WORK/out"
+    sync
+    if [ -w /proc/sys/vm/drop_caches ]; then echo 3 > /proc/sys/vm/drop_caches; fi
+    sleep 35
+  fi
   mkdir -p "$out"
   sync
   local load t0 t1 code=0 stored cpu_ms rss_kb detail=""
