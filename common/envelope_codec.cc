@@ -65,6 +65,8 @@ std::string_view PayloadName(const v1::Envelope& envelope) {
     case v1::Envelope::kGoodbye: return "goodbye";
     case v1::Envelope::kReject: return "reject";
     case v1::Envelope::kSetThreads: return "set_threads";
+    case v1::Envelope::kFetchReports: return "fetch_reports";
+    case v1::Envelope::kPageAcks: return "page_acks";
     case v1::Envelope::PAYLOAD_NOT_SET: return "none";
   }
   return "unknown";
