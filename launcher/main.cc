@@ -1,9 +1,7 @@
 // zcrawl-crawl: `./run crawl`. Starts one frontier, one writer and N fetcher
 // processes on loopback, restarts a fetcher or writer that crashes, and
 // exits when the crawl is finished and every process has exited.
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +14,7 @@
 
 #include "common/clock.h"
 #include "common/cli_config.h"
+#include "common/loopback_port.h"
 #include "common/shutdown_signal.h"
 #include "common/url.h"
 #include "launcher/child_process.h"
@@ -25,53 +24,8 @@
 namespace zcrawl::launcher {
 namespace {
 
-// Asks the kernel for a free loopback port. Another process could take it
-// before the component binds; the component then fails to start with a
-// clear "address in use" and the launcher reports it.
-uint16_t FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  uint16_t port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-// True if 127.0.0.1:port can be bound now.
-bool PortFree(uint16_t port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  int one = 1;
-  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
-
 // Exit codes that mean "cannot start as configured": restarting is useless.
 bool IsConfigurationExit(int code) { return code == 2 || (code >= 100 && code < 128); }
-
-// True once something accepts TCP connections on 127.0.0.1:port.
-bool PortAccepts(uint16_t port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
 
 std::string BinaryDir() {
   std::error_code ec;
@@ -135,11 +89,11 @@ class Launcher {
     const std::string bin = BinaryDir();
     const uint16_t frontier_port = options_.frontier_port ? options_.frontier_port : FreeLoopbackPort();
     const uint16_t writer_port = options_.writer_port ? options_.writer_port : FreeLoopbackPort();
-    if (!PortFree(frontier_port)) {
+    if (!LoopbackPortBindable(frontier_port)) {
       fprintf(stderr, "crawl: port %u (--frontier-port) is in use\n", frontier_port);
       return 2;
     }
-    if (!PortFree(writer_port) || writer_port == frontier_port) {
+    if (!LoopbackPortBindable(writer_port) || writer_port == frontier_port) {
       fprintf(stderr, "crawl: port %u (--writer-port) is in use\n", writer_port);
       return 2;
     }
@@ -249,7 +203,7 @@ class Launcher {
   bool WaitUntilListening(ChildProcess& child, uint16_t port) {
     const int64_t deadline = clock_.NowMs() + 10000;
     while (clock_.NowMs() < deadline) {
-      if (PortAccepts(port)) return true;
+      if (LoopbackPortAccepts(port)) return true;
       int code = 0;
       if (child.Reap(&code)) {
         if (code != 0) {

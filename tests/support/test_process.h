@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "common/loopback_port.h"
+
 namespace zcrawl::testing {
 
 class TestProcess {
@@ -49,7 +51,7 @@ std::string ReadFile(const std::string& path);
 namespace zcrawl::testing {
 
 // A port on 127.0.0.1 that was free a moment ago (the kernel's choice).
-uint16_t FreeLoopbackPort();
+using zcrawl::FreeLoopbackPort;
 
 // Pids of the direct children of `parent` whose command name is `comm`
 // (as in /proc/PID/comm, at most 15 characters).
