@@ -80,6 +80,13 @@ void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 
   (void)sink.Close();
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.counters["pages_per_s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);
+  // Bytes on disk per page-body byte (WARC: the compression ratio with the
+  // records' framing).
+  uint64_t stored = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) stored += entry.file_size();
+  }
+  state.counters["output_ratio"] = bytes ? static_cast<double>(stored) / static_cast<double>(bytes) : 0;
   std::filesystem::remove_all(dir);
 }
 BENCHMARK_CAPTURE(BM_Sink, files, "files")->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);

@@ -63,9 +63,17 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }
 
 // Header values must not break the header block: CR, LF and NUL become
-// spaces.
+// spaces. Copies the runs between them whole (an outlink list is ~2 KB per
+// page, built on the sink thread).
 void AppendHeaderValue(std::string& out, std::string_view value) {
-  for (char c : value) out.push_back(c == '\r' || c == '\n' || c == '\0' ? ' ' : c);
+  static constexpr std::string_view kBreaking("\r\n\0", 3);
+  while (!value.empty()) {
+    const size_t bad = value.find_first_of(kBreaking);
+    out.append(value.substr(0, bad));
+    if (bad == std::string_view::npos) return;
+    out.push_back(' ');
+    value.remove_prefix(bad + 1);
+  }
 }
 
 struct HostAndPath {
@@ -156,6 +164,9 @@ WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms) {
   parts.response_head = ResponseHead(page);
   parts.body = page.body();
   parts.request_block = RequestBlock(page, parts.target_uri);
+  size_t metadata_bytes = 0;
+  for (const v1::Link& link : page.links()) metadata_bytes += link.url().size() + 11;
+  parts.metadata_block.reserve(metadata_bytes);
   for (const v1::Link& link : page.links()) {
     parts.metadata_block += "outlink: ";
     AppendHeaderValue(parts.metadata_block, link.url());

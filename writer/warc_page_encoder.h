@@ -21,6 +21,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "writer/gzip_member.h"
 #include "writer/warc_record.h"
 #include "zcrawl.pb.h"
 

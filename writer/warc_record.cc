@@ -1,6 +1,5 @@
 #include "writer/warc_record.h"
 
-#include <libdeflate.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -110,29 +109,6 @@ void AppendWarcHeader(const WarcRecord& record, size_t block_size, std::string& 
   for (const auto& [name, value] : record.fields) AppendField(out, name, value);
   AppendField(out, "Content-Length", std::to_string(block_size));
   out += "\r\n";
-}
-
-GzipMemberCompressor::GzipMemberCompressor(int level)
-    : level_(std::clamp(level, 0, kMaxWarcGzipLevel)) {}
-
-GzipMemberCompressor::~GzipMemberCompressor() { libdeflate_free_compressor(compressor_); }
-
-Status GzipMemberCompressor::AppendMember(std::string_view data, std::string& out) {
-  if (compressor_ == nullptr) {
-    compressor_ = libdeflate_alloc_compressor(level_);
-    if (compressor_ == nullptr) return InternalError("libdeflate_alloc_compressor failed");
-  }
-  // One shot into the worst-case size, then cut to what was used.
-  const size_t start = out.size();
-  out.resize(start + libdeflate_gzip_compress_bound(compressor_, data.size()));
-  const size_t n = libdeflate_gzip_compress(compressor_, data.data(), data.size(), out.data() + start,
-                                            out.size() - start);
-  if (n == 0) {
-    out.resize(start);
-    return InternalError("libdeflate_gzip_compress failed");
-  }
-  out.resize(start + n);
-  return Status::Ok();
 }
 
 }  // namespace zcrawl::writer

@@ -1,19 +1,12 @@
 // WarcRecord: one WARC/1.1 record (ISO 28500:2017) and the pieces to build
-// it: record ids, sha1 digests in the "sha1:BASE32" form, serialisation to
-// bytes, and gzip of one record as its own gzip member (the per-record
-// compression readers rely on to seek to any record by offset).
-//
-// gzip is libdeflate's one-shot compressor: a record is compressed whole
-// anyway, and libdeflate does that about 3x faster than zlib's streaming
-// deflate at level 1 with a smaller result (measured on 18 KB HTML pages:
-// 310 MB/s and 0.24x against zlib's ~100 MB/s). Levels follow zlib's scale,
-// 1 fastest to 9, plus libdeflate's slower 10-12; 0 writes stored blocks.
+// it: record ids, sha1 digests in the "sha1:BASE32" form and serialisation
+// to bytes. Each record is then compressed as its own gzip member
+// (gzip_member.h).
 //
 // This file knows the WARC format only, nothing about crawled pages or files;
 // warc_sink.h decides which records a page becomes.
 //
-// Free functions are safe from any thread. A GzipMemberCompressor or a
-// WarcSha1 owns library state: one per thread, not safe for concurrent use.
+// Free functions are safe from any thread. A WarcSha1 owns library state: one per thread, not safe for concurrent use.
 #pragma once
 
 #include <string>
@@ -23,7 +16,6 @@
 
 #include "common/status.h"
 
-struct libdeflate_compressor;
 struct evp_md_ctx_st;
 struct evp_md_st;
 
@@ -32,8 +24,6 @@ namespace zcrawl::writer {
 inline constexpr std::string_view kWarcVersionLine = "WARC/1.1";
 // What follows every record's block.
 inline constexpr std::string_view kWarcRecordEnd = "\r\n\r\n";
-// Highest gzip level: libdeflate's slowest, best compression.
-inline constexpr int kMaxWarcGzipLevel = 12;
 
 struct WarcRecord {
   std::string type;       // WARC-Type: "warcinfo", "request", "response", ...
@@ -91,25 +81,5 @@ void AppendWarcRecord(const WarcRecord& record, std::string& out);
 // Content-Length `block_size` instead of record.block's size; the caller
 // appends the block, possibly in pieces, then kWarcRecordEnd.
 void AppendWarcHeader(const WarcRecord& record, size_t block_size, std::string& out);
-
-// Compresses each input as one complete gzip member (RFC 1952), reusing one
-// libdeflate compressor between members. A file made of such members is a
-// valid multi-member gzip file that `gzip -d` reads whole.
-class GzipMemberCompressor {
- public:
-  // `level`: 0 (stored blocks) to kMaxWarcGzipLevel, clamped into that
-  // range; see the file comment and WarcSink for the default.
-  explicit GzipMemberCompressor(int level);
-  ~GzipMemberCompressor();
-  GzipMemberCompressor(const GzipMemberCompressor&) = delete;
-  GzipMemberCompressor& operator=(const GzipMemberCompressor&) = delete;
-
-  // Appends `data` as one gzip member to `out`.
-  Status AppendMember(std::string_view data, std::string& out);
-
- private:
-  int level_;
-  libdeflate_compressor* compressor_ = nullptr;  // created on first use
-};
 
 }  // namespace zcrawl::writer

@@ -27,8 +27,8 @@
 // is; what is lost is the exact bytes on the wire.
 //
 // Each record is its own gzip member, so any record can be read from its
-// offset (what CDX indexes point at). The gzip level (libdeflate, 0 stored
-// to 12; warc_record.h) is a constructor argument, default
+// offset (what CDX indexes point at). The gzip level (0 stored to 12;
+// gzip_member.h says which compressor) is a constructor argument, default
 // kDefaultWarcGzipLevel = 1. Building and compressing records (two SHA-1
 // passes over each body, deflate) is most of the sink's CPU, so it runs on
 // a WarcEncodePool of `threads` workers (default one per core; 0: on the
@@ -80,6 +80,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "writer/sink.h"
+#include "writer/gzip_member.h"
 #include "writer/sink_options.h"
 #include "writer/warc_encode_pool.h"
 #include "writer/warc_index.h"
@@ -88,7 +89,7 @@
 
 namespace zcrawl::writer {
 
-// gzip level of every record's member (libdeflate's fastest); see above.
+// gzip level of every record's member (the fastest, igzip's); see above.
 inline constexpr int kDefaultWarcGzipLevel = 1;
 // `threads` value meaning one encoding worker per core.
 inline constexpr int kWarcThreadsPerCore = -1;

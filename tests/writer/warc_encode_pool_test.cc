@@ -3,10 +3,11 @@
 #include "writer/warc_encode_pool.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <string>
 #include <vector>
+
+#include "tests/support/gzip_members.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -25,25 +26,7 @@ WarcPageParts PartsFor(int i) {
 // Decompresses a whole multi-member gzip buffer.
 std::string Gunzip(const std::string& data) {
   std::string out;
-  size_t pos = 0;
-  while (pos < data.size()) {
-    z_stream z{};
-    EXPECT_EQ(inflateInit2(&z, 31), Z_OK);
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + pos));
-    z.avail_in = static_cast<uInt>(data.size() - pos);
-    int rc = Z_OK;
-    char buf[65536];
-    while (rc == Z_OK) {
-      z.next_out = reinterpret_cast<Bytef*>(buf);
-      z.avail_out = sizeof(buf);
-      rc = inflate(&z, Z_NO_FLUSH);
-      out.append(buf, sizeof(buf) - z.avail_out);
-    }
-    EXPECT_EQ(rc, Z_STREAM_END);
-    pos = data.size() - z.avail_in;
-    inflateEnd(&z);
-    if (rc != Z_STREAM_END) break;
-  }
+  for (const std::string& member : ::zcrawl::testing::InflateGzipMembers(data)) out += member;
   return out;
 }
 

@@ -8,7 +8,6 @@
 #include <sys/resource.h>
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +19,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "tests/support/gzip_members.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -107,32 +108,7 @@ std::string ReadFile(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Inflates `data` member by member; returns the members' contents.
-std::vector<std::string> InflateMembers(const std::string& data) {
-  std::vector<std::string> members;
-  size_t pos = 0;
-  while (pos < data.size()) {
-    z_stream z{};
-    EXPECT_EQ(inflateInit2(&z, 31), Z_OK);  // gzip wrapper, one member
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data() + pos));
-    z.avail_in = static_cast<uInt>(data.size() - pos);
-    std::string out;
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-      char buf[16384];
-      z.next_out = reinterpret_cast<Bytef*>(buf);
-      z.avail_out = sizeof(buf);
-      rc = inflate(&z, Z_NO_FLUSH);
-      out.append(buf, sizeof(buf) - z.avail_out);
-    }
-    EXPECT_EQ(rc, Z_STREAM_END) << "member at " << pos;
-    pos = data.size() - z.avail_in;
-    inflateEnd(&z);
-    members.push_back(std::move(out));
-    if (rc != Z_STREAM_END) break;
-  }
-  return members;
-}
+using ::zcrawl::testing::InflateGzipMembers;
 
 TEST(WarcRecordTest, RecordIdsAreDistinctVersion4Uuids) {
   std::set<std::string> ids;
@@ -169,31 +145,6 @@ TEST(WarcRecordTest, SerialisesHeaderBlockAndEndMarker) {
             "abc\r\n\r\n");
 }
 
-TEST(WarcRecordTest, EachCallAppendsOneCompleteGzipMember) {
-  GzipMemberCompressor gzip(kDefaultWarcGzipLevel);
-  const std::vector<std::string> inputs = {"first record", "", RandomBytes(3 << 20, 9),
-                                           std::string(100000, 'a')};
-  std::string out;
-  std::vector<size_t> ends;
-  for (const auto& in : inputs) {
-    ASSERT_TRUE(gzip.AppendMember(in, out).ok());
-    ends.push_back(out.size());
-  }
-  EXPECT_EQ(InflateMembers(out), inputs);
-  // A member read alone from its offset decompresses too (seekable file).
-  EXPECT_EQ(InflateMembers(out.substr(ends[2], ends[3] - ends[2])),
-            std::vector<std::string>{inputs[3]});
-  EXPECT_LT(ends[3] - ends[2], 1000u);  // and it is compressed
-}
-
-TEST(WarcRecordTest, LevelZeroStillWritesValidMembers) {
-  GzipMemberCompressor gzip(0);
-  std::string out;
-  ASSERT_TRUE(gzip.AppendMember("stored", out).ok());
-  ASSERT_TRUE(gzip.AppendMember("twice", out).ok());
-  EXPECT_EQ(InflateMembers(out), (std::vector<std::string>{"stored", "twice"}));
-}
-
 class WarcSinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -216,6 +167,9 @@ TEST_F(WarcSinkTest, IndependentReaderAcceptsEveryRecordAndField) {
   pages[0].set_request_headers("GET /p0?x=1 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: zcrawl\r\n\r\n");
   pages[0].add_links()->set_url("https://example.com/x");
   pages[0].add_links()->set_url("https://other.example/y z");
+  // A link must not add a line to the outlink list (nor NUL to it).
+  static constexpr char kEvilLink[] = "https://example.com/a\r\noutlink: evil\0z";
+  pages[0].add_links()->set_url(std::string(kEvilLink, sizeof(kEvilLink) - 1));
   pages[0].set_ip_address("192.0.2.7");
   // 1: server sent it gzip'd and chunked; the body we got is decoded.
   pages.push_back(MakePage(1, std::string("binary\0body\r\n\r\nmore", 20)));
@@ -295,7 +249,8 @@ TEST_F(WarcSinkTest, IndependentReaderAcceptsEveryRecordAndField) {
 
   ASSERT_EQ(s["metadata"].size(), 1u);
   EXPECT_EQ(s["metadata"][0]["outlinks"],
-            json::array({"https://example.com/x", "https://other.example/y z"}));
+            json::array({"https://example.com/x", "https://other.example/y z",
+                         "https://example.com/a  outlink: evil z"}));
 }
 
 TEST_F(WarcSinkTest, FileNameIsPrefixUtcStampAndSerial) {
@@ -570,7 +525,7 @@ TEST_F(WarcSinkTest, ReopenedSinkListsTheKeysItStoredAndWhereTheyAre) {
   while (std::getline(index, line)) {
     const json entry = json::parse(line);
     const std::string data = ReadFile(dir_ / entry["file"].get<std::string>());
-    const auto members = InflateMembers(data.substr(entry["offset"], entry["length"]));
+    const auto members = InflateGzipMembers(data.substr(entry["offset"], entry["length"]));
     ASSERT_EQ(members.size(), 2u) << line;  // response, request
     EXPECT_TRUE(members[0].find("WARC-Type: response\r\n") != std::string::npos) << line;
     EXPECT_TRUE(members[1].find("WARC-Type: request\r\n") != std::string::npos) << line;
