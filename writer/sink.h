@@ -8,6 +8,16 @@
 // the pages since the last successful Flush are not acknowledged (their
 // fetchers report them as failed and the frontier retries them), so a sink
 // must tolerate seeing the same page again after a failed Flush.
+//
+// Pipelined group commit: instead of Flush, the writer may call BeginFlush,
+// then Write the next pages, then FinishFlush. BeginFlush closes the window
+// (the pages written so far) and starts making it durable; FinishFlush waits
+// until it is. The window is durable only when both returned OK. Pages
+// written in between belong to the next window. At most one window is in
+// flight: BeginFlush always comes after the previous FinishFlush. A sink
+// that can keep the disk busy with one window while it encodes the next
+// overrides both (WARC); by default BeginFlush is the whole Flush and
+// FinishFlush has nothing left to wait for.
 #pragma once
 
 #include <functional>
@@ -30,6 +40,10 @@ class Sink {
   virtual Status Write(const v1::Page& page) = 0;
   // Flushes and fsyncs everything written so far.
   virtual Status Flush() = 0;
+  // Ends the window and starts making it durable (see above).
+  virtual Status BeginFlush() { return Flush(); }
+  // Waits until the window BeginFlush ended is durable; its outcome.
+  virtual Status FinishFlush() { return Status::Ok(); }
   // Flushes and releases the destination. Idempotent.
   virtual Status Close() = 0;
   // The name used in --format, e.g. "files".

@@ -52,8 +52,10 @@ bool SinkGroup::IsStored(const std::string& key) const {
 Status SinkGroup::Write(const std::string& key, const v1::Page& page, bool* wrote) {
   *wrote = false;
   const auto held = durable_.find(key);
+  const auto in_flight = sealed_.find(key);
   uint32_t& taken = window_[key];
-  const uint32_t has = taken | (held == durable_.end() ? 0 : held->second);
+  const uint32_t has = taken | (held == durable_.end() ? 0 : held->second) |
+                       (in_flight == sealed_.end() ? 0 : in_flight->second);
   for (size_t i = 0; i < sinks_.size(); ++i) {
     const uint32_t bit = uint32_t{1} << i;
     if ((has & bit) != 0) continue;
@@ -67,25 +69,56 @@ Status SinkGroup::Write(const std::string& key, const v1::Page& page, bool* wrot
 }
 
 Status SinkGroup::Flush() {
-  Status first = Status::Ok();
+  Status begun = BeginFlush();
+  Status finished = FinishFlush();
+  return begun.ok() ? finished : begun;
+}
+
+Status SinkGroup::BeginFlush() {
+  // Misuse (a BeginFlush without FinishFlush) must not lose the window's
+  // credit: finish it first.
+  if (in_flight_) FinishFlush().IgnoreError();
+  in_flight_ = true;
+  sealed_ok_ = 0;
+  sealed_error_ = Status::Ok();
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    Status s = sinks_[i]->BeginFlush();
+    if (s.ok()) {
+      sealed_ok_ |= uint32_t{1} << i;
+    } else if (sealed_error_.ok()) {
+      sealed_error_ = std::move(s);
+    }
+  }
+  sealed_.swap(window_);
+  window_.clear();
+  return sealed_error_;
+}
+
+Status SinkGroup::FinishFlush() {
+  if (!in_flight_) return Status::Ok();
+  in_flight_ = false;
+  Status first = std::exchange(sealed_error_, Status::Ok());
   uint32_t flushed = 0;
   for (size_t i = 0; i < sinks_.size(); ++i) {
-    Status s = sinks_[i]->Flush();
+    Status s = sinks_[i]->FinishFlush();
     if (s.ok()) {
       flushed |= uint32_t{1} << i;
     } else if (first.ok()) {
       first = std::move(s);
     }
   }
-  for (auto& [key, taken] : window_) {
+  flushed &= sealed_ok_;
+  for (auto& [key, taken] : sealed_) {
     if ((taken & flushed) != 0) durable_[key] |= taken & flushed;
   }
-  window_.clear();
+  sealed_.clear();
+  sealed_ok_ = 0;
   return first;
 }
 
 Status SinkGroup::Close() {
   if (!open_) return Status::Ok();
+  if (in_flight_) FinishFlush().IgnoreError();
   open_ = false;
   Status first = Status::Ok();
   for (auto& sink : sinks_) {

@@ -16,6 +16,13 @@
 // everywhere before is not sent to it again; when no sink can tell, nothing
 // is known to be stored.
 //
+// Pipelined group commit (sink.h): BeginFlush ends the window in every sink
+// and FinishFlush credits it once each sink made it durable; pages written
+// in between form the next window. A page in the window in flight counts as
+// taken by its sinks, so a copy arriving meanwhile is not written again; if
+// that window then fails, the copy is not acknowledged as stored either and
+// comes back once more.
+//
 // Memory: one entry (key + sink bit mask) per stored page, as a set of the
 // keys would take. At most kMaxSinks sinks.
 //
@@ -57,8 +64,15 @@ class SinkGroup {
   Status Write(const std::string& key, const v1::Page& page, bool* wrote);
   // Flushes every sink, even after one fails; the pages each successful
   // sink took since the last Flush become durably its own. Returns the
-  // first failure.
+  // first failure. Same as BeginFlush then FinishFlush.
   Status Flush();
+  // Ends the window in every sink (Sink::BeginFlush), even after one fails.
+  // Returns the first failure; the window's result is FinishFlush's.
+  Status BeginFlush();
+  // Waits for every sink's window; the pages each sink took in it become
+  // durably its own where both its BeginFlush and FinishFlush succeeded.
+  // Returns the first failure of either step.
+  Status FinishFlush();
   // Closes every sink; the first failure. Idempotent.
   Status Close();
 
@@ -76,6 +90,11 @@ class SinkGroup {
   std::unordered_map<std::string, uint32_t> durable_;
   // Key -> bit i set when sinks_[i] took the page since the last Flush.
   std::unordered_map<std::string, uint32_t> window_;
+  // The window between BeginFlush and FinishFlush, and its first error.
+  std::unordered_map<std::string, uint32_t> sealed_;
+  uint32_t sealed_ok_ = 0;  // bit i: sinks_[i]'s BeginFlush succeeded
+  bool in_flight_ = false;  // between BeginFlush and FinishFlush
+  Status sealed_error_;
 };
 
 }  // namespace zcrawl::writer

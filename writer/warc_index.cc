@@ -40,8 +40,20 @@ void WarcIndex::Add(std::string_view key, std::string_view file, uint64_t offset
 void WarcIndex::DropPending() { pending_.clear(); }
 
 Status WarcIndex::Flush(bool* created) {
+  Seal();
+  return FlushSealed(created);
+}
+
+void WarcIndex::Seal() {
+  // A failed FlushSealed dropped its lines; anything still sealed is
+  // written first.
+  sealed_ += pending_;
+  pending_.clear();
+}
+
+Status WarcIndex::FlushSealed(bool* created) {
   *created = false;
-  if (pending_.empty()) return Status::Ok();
+  if (sealed_.empty()) return Status::Ok();
   if (fd_ < 0) {
     const bool existed = ::access(path_.c_str(), F_OK) == 0;
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -55,14 +67,14 @@ Status WarcIndex::Flush(bool* created) {
     synced_bytes_ = static_cast<uint64_t>(st.st_size);
     *created = !existed;
   }
-  Status s = WriteAll(fd_, pending_, path_);
+  Status s = WriteAll(fd_, sealed_, path_);
   if (s.ok() && ::fsync(fd_) != 0) s = ErrnoStatus("fsync", path_, errno);
   if (!s.ok()) {
     AbandonWrites();
     return s;
   }
-  synced_bytes_ += pending_.size();
-  pending_.clear();
+  synced_bytes_ += sealed_.size();
+  sealed_.clear();
   return Status::Ok();
 }
 
@@ -71,7 +83,7 @@ void WarcIndex::Close() {
 }
 
 void WarcIndex::AbandonWrites() {
-  pending_.clear();
+  sealed_.clear();
   if (fd_ < 0) return;
   // Best effort: if this fails, Open in the next run cuts the torn line.
   if (::ftruncate(fd_, static_cast<off_t>(synced_bytes_)) == 0) ::fsync(fd_);

@@ -19,7 +19,11 @@
 // lines whose range is not within their WARC file (deleted or cut files).
 // After a failed write the file is cut back to its last durable size.
 //
-// Thread-safety: none; owned by the WarcSink, used on its thread.
+// Thread-safety: owned by the WarcSink. Add, DropPending, Seal, Flush, Open,
+// Close and ForEachKey run on the sink thread. FlushSealed may run on
+// another thread (the sink's flush in flight) while the sink thread Adds
+// and Drops the next window's lines: it touches only the sealed lines and
+// the file, which the sink thread leaves alone until that flush is over.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +56,13 @@ class WarcIndex {
   void DropPending();
   // Appends the buffered lines and fsyncs. The first Flush with lines
   // creates the file and sets *created, so the caller fsyncs the folder.
+  // Same as Seal then FlushSealed.
   Status Flush(bool* created);
+  // Sets the lines added so far aside for FlushSealed; later Adds and
+  // DropPending concern the next lines only.
+  void Seal();
+  // Flush of the sealed lines only (they are dropped when it fails).
+  Status FlushSealed(bool* created);
   void Close();
 
   // Calls `visit` with the key of every complete line whose range lies
@@ -69,7 +79,8 @@ class WarcIndex {
   std::string path_;
   int fd_ = -1;
   uint64_t synced_bytes_ = 0;  // durable size of the file
-  std::string pending_;        // lines not yet written
+  std::string pending_;        // lines not yet written (sink thread)
+  std::string sealed_;         // lines FlushSealed writes next
 };
 
 }  // namespace zcrawl::writer

@@ -66,14 +66,15 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 // spaces. Copies the runs between them whole (an outlink list is ~2 KB per
 // page, built on the sink thread).
 void AppendHeaderValue(std::string& out, std::string_view value) {
-  static constexpr std::string_view kBreaking("\r\n\0", 3);
-  while (!value.empty()) {
-    const size_t bad = value.find_first_of(kBreaking);
-    out.append(value.substr(0, bad));
-    if (bad == std::string_view::npos) return;
+  size_t run = 0;  // start of the run not yet copied
+  for (size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    if (c != '\r' && c != '\n' && c != '\0') continue;
+    out.append(value, run, i - run);
     out.push_back(' ');
-    value.remove_prefix(bad + 1);
+    run = i + 1;
   }
+  out.append(value, run);
 }
 
 struct HostAndPath {

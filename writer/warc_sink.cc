@@ -150,6 +150,9 @@ void WarcSink::Drain(bool wait_for_all) {
 Status WarcSink::AppendPage(EncodedWarcPage& page) {
   if (!page.status.ok()) return page.status;
   if (fd_ >= 0 && pages_in_file_ > 0 && file_bytes_ + page.bytes.size() > options_.warc_max_bytes) {
+    // The flush in flight may still be syncing this file: let it end first.
+    CompleteSync();
+    if (!window_error_.ok()) return window_error_;
     if (Status s = FinishFile(); !s.ok()) return s;
   }
   if (fd_ < 0) {
@@ -164,45 +167,78 @@ Status WarcSink::AppendPage(EncodedWarcPage& page) {
 }
 
 void WarcSink::FailWindow(Status error) {
+  // Cutting the file back must wait for a flush that is using it.
+  CompleteSync();
   if (window_error_.ok()) window_error_ = std::move(error);
   AbandonFile();
   index_.DropPending();
 }
 
 Status WarcSink::Flush() {
-  if (!open_) return InternalError("WarcSink::Flush called while not open");
+  Status begun = BeginFlush();
+  Status finished = FinishFlush();
+  return begun.ok() ? finished : begun;
+}
+
+Status WarcSink::BeginFlush() {
+  if (!open_) return InternalError("WarcSink::BeginFlush called while not open");
+  if (sync_.valid()) return InternalError("WarcSink::BeginFlush while a flush is in flight");
   Drain(/*wait_for_all=*/true);
   if (window_error_.ok() && fd_ >= 0) {
-    Status s = WriteBuffer();
-    if (s.ok() && ::fsync(fd_) != 0) s = ErrnoStatus("fsync", path_, errno);
-    if (s.ok()) {
-      synced_bytes_ = file_bytes_;
-    } else {
-      FailWindow(std::move(s));
-    }
+    if (Status s = WriteBuffer(); !s.ok()) FailWindow(std::move(s));
   }
   if (!window_error_.ok()) {
     // The window is over: report its failure once, start the next afresh.
     return std::exchange(window_error_, Status::Ok());
   }
-  if (Status s = SyncDirIfNeeded(); !s.ok()) {
-    // The WARC bytes are durable but maybe not their file's name: keep
-    // the index from naming them.
-    index_.DropPending();
-    return s;
-  }
-  bool index_created = false;
-  if (Status s = index_.Flush(&index_created); !s.ok()) return s;
-  if (index_created) {
-    dir_sync_needed_ = true;
-    return SyncDirIfNeeded();
-  }
+  // The disk makes this window durable on another thread while the sink
+  // thread goes on with the next one. Order, as in a plain flush: the WARC
+  // bytes, then the folder entry of a new file, then the index lines that
+  // point at them, then the index's own folder entry.
+  index_.Seal();
+  sync_file_ = fd_ >= 0 ? files_started_ : 0;
+  sync_bytes_ = file_bytes_;
+  const bool sync_dir = std::exchange(dir_sync_needed_, false);
+  sync_dir_pending_ = sync_dir;
+  sync_ = std::async(std::launch::async, [this, fd = fd_, path = path_, sync_dir] {
+    if (fd >= 0 && ::fsync(fd) != 0) return ErrnoStatus("fsync", path, errno);
+    if (sync_dir) {
+      if (Status s = FsyncDir(options_.out_dir); !s.ok()) return s;
+    }
+    bool index_created = false;
+    if (Status s = index_.FlushSealed(&index_created); !s.ok()) return s;
+    return index_created ? FsyncDir(options_.out_dir) : Status::Ok();
+  });
   return Status::Ok();
+}
+
+Status WarcSink::FinishFlush() {
+  CompleteSync();
+  return std::exchange(sync_error_, Status::Ok());
+}
+
+void WarcSink::CompleteSync() {
+  if (!sync_.valid()) return;
+  Status s = sync_.get();  // leaves sync_ invalid: nothing in flight
+  if (s.ok()) {
+    // Rotation and FailWindow wait for the flush, so the current file is
+    // still the one it synced, unless it synced none.
+    if (sync_file_ != 0 && sync_file_ == files_started_ && fd_ >= 0) synced_bytes_ = sync_bytes_;
+    return;
+  }
+  // The window in flight failed, and with it the one being written: its
+  // bytes follow in the same file, which is cut back to its last durable
+  // size. Neither is acknowledged; both come again.
+  if (sync_dir_pending_) dir_sync_needed_ = true;
+  sync_error_ = s;
+  FailWindow(std::move(s));
 }
 
 Status WarcSink::Close() {
   if (!open_) return Status::Ok();
-  Status s = Flush();
+  CompleteSync();
+  Status s = std::exchange(sync_error_, Status::Ok());
+  if (s.ok()) s = Flush();
   if (s.ok() && fd_ >= 0) s = FinishFile();
   if (!s.ok()) AbandonFile();
   if (s.ok()) s = SyncDirIfNeeded();
@@ -235,6 +271,7 @@ Status WarcSink::StartFile() {
     if (fd < 0 && errno != EEXIST) return ErrnoStatus("create", path, errno);
   }
   fd_ = fd;
+  ++files_started_;
   path_ = std::move(path);
   file_name_ = name;
   file_bytes_ = 0;

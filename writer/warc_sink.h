@@ -34,11 +34,10 @@
 // a WarcEncodePool of `threads` workers (default one per core; 0: on the
 // sink thread), while the sink thread writes earlier results in order.
 // Measured on the 2-core dev VM with bench/sink_throughput_bench (18 KB
-// HTML pages, fsync every 256) on an otherwise idle machine: level 1 with
-// 2 workers about 250 MB/s of page bodies (zlib on the sink thread alone
-// managed 92), files about 0.25x that size; level 0 (stored blocks, still
-// one member per record) about 300 MB/s for 1.03x, bound by the two SHA-1
-// passes. Use level 0 when disk space is cheaper than CPU.
+// HTML pages, fsync every 256; bench/RESULTS.md): level 1 (igzip) with 2
+// workers about 300-330 MB/s of page bodies, files 0.35x that size;
+// level 0 (stored blocks, still one member per record) is no faster
+// (1.14x the bytes to write and sync), so it only saves CPU.
 //
 // A file never grows past warc_max_bytes, except when it holds a single page
 // larger than that: before appending a page that would cross the limit, the
@@ -54,11 +53,17 @@
 // every page, writes the rest and fsyncs the file (and the folder after a
 // file was created), then appends one line per page to the sidecar index
 // (warc_index.h) and fsyncs that. A file finished by rotation is fsynced
-// then, too. After a failed write or fsync, or a failed encoding, the sink
+// then, too. Pipelined (sink.h): BeginFlush does the waiting and writing and
+// leaves the fsyncs to a thread of its own, so the next window's pages are
+// encoded and written while the disk syncs; FinishFlush waits for it. Only
+// rotation and failures wait for a flush in flight before touching the
+// file. After a failed write or fsync, or a failed encoding, the sink
 // cuts the current file back to what the last successful Flush made durable
 // (so no torn gzip member stays behind), refuses further Writes of that
 // Flush window and fails its Flush, so none of the window's pages is
-// acknowledged; the next window starts a new file. Pages already moved into
+// acknowledged; the next window starts a new file. When the window in
+// flight fails, the one being written after it fails too (its bytes were
+// behind the cut). Pages already moved into
 // an earlier file by rotation in the failed window stay there and may then
 // appear twice: the Sink contract allows that, and readers take the later
 // copy or either.
@@ -68,11 +73,14 @@
 // files written before the index existed are not listed.
 //
 // Thread-safety: none; the writer's sink thread owns the sink (sink.h).
-// The pool's workers see only WarcPageParts copied out of each page.
+// The pool's workers see only WarcPageParts copied out of each page; the
+// flush thread only the descriptor it syncs, the folder and the index's
+// sealed lines.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -117,7 +125,12 @@ class WarcSink : public Sink {
   Status Open() override;
   // Fails when an earlier page of this Flush window failed (see above).
   Status Write(const v1::Page& page) override;
+  // BeginFlush then FinishFlush.
   Status Flush() override;
+  // Writes what is buffered and starts fsync (file, folder, index) on a
+  // thread of its own; Writes meanwhile go on into the same file.
+  Status BeginFlush() override;
+  Status FinishFlush() override;
   Status Close() override;
   std::string_view name() const override { return "warc"; }
   // The keys in the sidecar index (warc_index.h).
@@ -137,6 +150,9 @@ class WarcSink : public Sink {
   Status AppendPage(EncodedWarcPage& page);
   // Records the first error of this Flush window and cuts the file back.
   void FailWindow(Status error);
+  // Waits for the flush in flight, if any; its success moves synced_bytes_
+  // on, its failure fails the window being written too (sync_error_).
+  void CompleteSync();
   // Creates the next file and buffers its warcinfo record.
   Status StartFile();
   // Writes the buffer, fsyncs and closes the current file.
@@ -166,6 +182,15 @@ class WarcSink : public Sink {
   uint64_t pages_in_file_ = 0;
   bool dir_sync_needed_ = false;  // a file was created since the last folder fsync
   std::string buffer_;           // compressed records not yet written
+  // The flush in flight (valid between BeginFlush and CompleteSync): the
+  // file and size it makes durable, whether it syncs the folder, and the
+  // outcome FinishFlush reports.
+  std::future<Status> sync_;
+  uint64_t files_started_ = 0;  // StartFile calls; names the current file
+  uint64_t sync_file_ = 0;      // files_started_ of the file synced; 0: none
+  uint64_t sync_bytes_ = 0;
+  bool sync_dir_pending_ = false;
+  Status sync_error_;
 };
 
 }  // namespace zcrawl::writer

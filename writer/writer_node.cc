@@ -161,19 +161,36 @@ void WriterNode::HandleFrontierMessage(const std::string& payload) {
   }
 }
 
+void WriterNode::BeginFlush() {
+  if (flush_in_flight_ || pending_.empty()) return;
+  in_flight_.swap(pending_);
+  pending_.clear();
+  begin_status_ = sinks_.BeginFlush();
+  flush_in_flight_ = true;
+}
+
 Status WriterNode::FlushAndAcknowledge() {
-  if (pending_.empty()) return Status::Ok();
-  const Status flushed = sinks_.Flush();
+  Status first = FinishFlushAndAcknowledge();
+  BeginFlush();
+  Status last = FinishFlushAndAcknowledge();
+  return first.ok() ? last : first;
+}
+
+Status WriterNode::FinishFlushAndAcknowledge() {
+  if (!flush_in_flight_) return Status::Ok();
+  flush_in_flight_ = false;
+  const Status finished = sinks_.FinishFlush();
+  const Status flushed = begin_status_.ok() ? finished : begin_status_;
   ++counters_.flushes;
   if (!flushed.ok()) {
     ++counters_.write_errors;
-    spdlog::error("flush failed, {} pages not acknowledged as stored: {}", pending_.size(),
+    spdlog::error("flush failed, {} pages not acknowledged as stored: {}", in_flight_.size(),
                   flushed.message());
   }
   // One message per fetcher for the whole group commit, in arrival order:
   // a fetcher then reports the batch to the frontier in one message too.
   std::vector<std::pair<const std::string*, v1::Envelope>> by_fetcher;
-  for (const PendingAck& pending : pending_) {
+  for (const PendingAck& pending : in_flight_) {
     // Stored once every sink holds it, whether or not another sink failed.
     const bool stored = sinks_.IsStored(pending.dedup_key);
     if (stored && !pending.duplicate) ++counters_.pages_stored;
@@ -187,7 +204,7 @@ Status WriterNode::FlushAndAcknowledge() {
     if (!stored) ack->set_error(flushed.ok() ? "not stored by every sink" : flushed.message());
   }
   for (auto& [identity, envelope] : by_fetcher) Send(*identity, envelope);
-  pending_.clear();
+  in_flight_.clear();
   return flushed;
 }
 
@@ -226,7 +243,9 @@ Status WriterNode::Run() {
     std::vector<zmq::pollitem_t> items = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};
     if (frontier_) items.push_back({frontier_.handle(), 0, ZMQ_POLLIN, 0});
     try {
-      zmq::poll(items.data(), items.size(), std::chrono::milliseconds(options_.heartbeat_ms / 2));
+      // With a flush in flight, only look: its acks must not wait for traffic.
+      const int64_t wait_ms = flush_in_flight_ ? 0 : options_.heartbeat_ms / 2;
+      zmq::poll(items.data(), items.size(), std::chrono::milliseconds(wait_ms));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       return InternalError(std::string("poll: ") + e.what());
@@ -243,7 +262,9 @@ Status WriterNode::Run() {
       HandleFetcherMessage(message.identity, message.payload);
       if (pending_.size() >= options_.max_batch_pages) break;
     }
-    FlushAndAcknowledge().IgnoreError();
+    // The batch before this one has been syncing meanwhile.
+    FinishFlushAndAcknowledge().IgnoreError();
+    BeginFlush();
     PublishMetrics();
     if (frontier_) {
       while (ReceiveMessage(frontier_, false, &message).ok()) HandleFrontierMessage(message.payload);

@@ -6,9 +6,17 @@
 // duplicate without writing it again. With several sinks, a page that some
 // of them already hold goes only to the others (sink_group.h).
 //
-// Back-pressure: the node takes at most max_batch_pages before flushing;
-// fetchers hold each page until its ack and ask for no new work meanwhile,
-// so a slow disk slows the crawl instead of filling memory.
+// Pipelined group commit (sink.h): once a batch is written the node starts
+// its flush (BeginFlush) and goes back to the socket; it takes and writes the
+// next batch while the disk syncs, then waits for the flush (FinishFlush),
+// acknowledges that batch and starts the next flush. When nothing more is
+// waiting on the socket it finishes the flush at once, so an ack never waits
+// for new traffic.
+//
+// Back-pressure: the node takes at most max_batch_pages before flushing, and
+// holds at most two batches (one written, one syncing); fetchers hold each
+// page until its ack and ask for no new work meanwhile, so a slow disk slows
+// the crawl instead of filling memory.
 //
 // Runs on one thread, the owner of both sockets and the sinks.
 #pragma once
@@ -64,6 +72,11 @@ class WriterNode {
   void HandleFetcherMessage(const std::string& identity, const std::string& payload);
   void HandlePage(const std::string& identity, const v1::Page& page);
   void HandleFrontierMessage(const std::string& payload);
+  // Starts the flush of pending_ (which becomes in_flight_).
+  void BeginFlush();
+  // Waits for the flush in flight and acknowledges its pages.
+  Status FinishFlushAndAcknowledge();
+  // Both, for the last batch.
   Status FlushAndAcknowledge();
   void Ack(const std::string& identity, const std::string& page_id, bool stored, bool duplicate,
            const std::string& error);
@@ -81,7 +94,10 @@ class WriterNode {
   zmq::socket_t socket_;    // ROUTER for fetchers
   zmq::socket_t frontier_;  // DEALER, only when options_.frontier is set
 
-  std::vector<PendingAck> pending_;
+  std::vector<PendingAck> pending_;    // written since the last BeginFlush
+  std::vector<PendingAck> in_flight_;  // the batch being flushed
+  bool flush_in_flight_ = false;
+  Status begin_status_;                // BeginFlush's outcome for in_flight_
   bool shutdown_received_ = false;
   int64_t frontier_last_sent_ms_ = 0;
   WriterCounters counters_;

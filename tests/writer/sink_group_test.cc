@@ -18,10 +18,12 @@ struct FakeSinkLog {
   std::vector<std::string> written;   // URLs passed to Write, in order
   std::set<std::string> durable;      // URLs made durable by a Flush
   std::vector<std::string> pending;   // written since the last Flush
+  std::vector<std::string> sealed;    // between BeginFlush and FinishFlush
   std::set<std::string> listed;       // what ForEachStoredKey reports
   bool can_list = true;
   bool fail_writes = false;
   bool fail_flush = false;
+  bool fail_finish = false;  // the pipelined flush's second step fails
   int closes = 0;
 };
 
@@ -36,12 +38,28 @@ class FakeSink : public Sink {
     return Status::Ok();
   }
   Status Flush() override {
+    Status begun = BeginFlush();
+    Status finished = FinishFlush();
+    return begun.ok() ? finished : begun;
+  }
+  // Pipelined like the WARC sink: the window is set aside, made durable by
+  // FinishFlush.
+  Status BeginFlush() override {
     if (log_.fail_flush) {
       log_.pending.clear();  // cut back, as the real sinks do
       return UnavailableError(name_ + " flush failed");
     }
-    log_.durable.insert(log_.pending.begin(), log_.pending.end());
+    log_.sealed.swap(log_.pending);
     log_.pending.clear();
+    return Status::Ok();
+  }
+  Status FinishFlush() override {
+    if (log_.fail_finish) {
+      log_.sealed.clear();
+      return UnavailableError(name_ + " sync failed");
+    }
+    log_.durable.insert(log_.sealed.begin(), log_.sealed.end());
+    log_.sealed.clear();
     return Status::Ok();
   }
   Status Close() override {
@@ -145,6 +163,45 @@ TEST_F(SinkGroupTest, SamePageTwiceInOneWindowIsWrittenOnce) {
   EXPECT_TRUE(group->IsStored("u1"));
   EXPECT_EQ(a_.written.size(), 1u);
   EXPECT_EQ(b_.written.size(), 1u);
+}
+
+TEST_F(SinkGroupTest, PipelinedWindowCountsOnlyOnceFinishedAndIsNotWrittenAgainMeanwhile) {
+  auto group = MakeGroup();
+  Write(*group, "u1");
+  ASSERT_TRUE(group->BeginFlush().ok());
+  EXPECT_FALSE(group->IsStored("u1"));  // syncing, not durable yet
+  Write(*group, "u2");                   // the next window
+  Write(*group, "u1", /*expect_wrote=*/false);  // a copy of a page in flight
+  ASSERT_TRUE(group->FinishFlush().ok());
+  EXPECT_TRUE(group->IsStored("u1"));
+  EXPECT_FALSE(group->IsStored("u2"));
+  ASSERT_TRUE(group->BeginFlush().ok());
+  ASSERT_TRUE(group->FinishFlush().ok());
+  EXPECT_TRUE(group->IsStored("u2"));
+  EXPECT_EQ(a_.written, (std::vector<std::string>{"u1", "u2"}));
+  EXPECT_EQ(a_.durable, (std::set<std::string>{"u1", "u2"}));
+  EXPECT_EQ(b_.durable, (std::set<std::string>{"u1", "u2"}));
+}
+
+TEST_F(SinkGroupTest, FailedWindowInFlightIsNotCountedAndItsPagesComeAgain) {
+  auto group = MakeGroup();
+  Write(*group, "u1");
+  ASSERT_TRUE(group->BeginFlush().ok());
+  Write(*group, "u1", /*expect_wrote=*/false);  // redelivered while in flight
+  b_.fail_finish = true;
+  EXPECT_FALSE(group->FinishFlush().ok());
+  b_.fail_finish = false;
+  EXPECT_FALSE(group->IsStored("u1"));
+  // The copy rode on the failed window: its window does not store it.
+  ASSERT_TRUE(group->BeginFlush().ok());
+  ASSERT_TRUE(group->FinishFlush().ok());
+  EXPECT_FALSE(group->IsStored("u1"));
+  // Sent again, it goes only to the sink that lost it.
+  Write(*group, "u1");
+  ASSERT_TRUE(group->Flush().ok());
+  EXPECT_TRUE(group->IsStored("u1"));
+  EXPECT_EQ(a_.written, std::vector<std::string>{"u1"});
+  EXPECT_EQ(b_.written, (std::vector<std::string>{"u1", "u1"}));
 }
 
 TEST_F(SinkGroupTest, RestartLearnsWhatEachSinkHolds) {

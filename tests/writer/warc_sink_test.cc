@@ -589,6 +589,81 @@ TEST_F(WarcSinkTest, FailedFlushLeavesOnlyDurablePagesInTheIndex) {
   ASSERT_TRUE(sink.Close().ok());
 }
 
+TEST_F(WarcSinkTest, PipelinedFlushMakesEachWindowDurableWhileTheNextIsWritten) {
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+  ASSERT_TRUE(sink.BeginFlush().ok());
+  // The next window is written while the first syncs.
+  for (int i = 3; i < 6; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+  EXPECT_FALSE(sink.BeginFlush().ok());  // one window in flight at a time
+  ASSERT_TRUE(sink.FinishFlush().ok());
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 3));  // the first window only
+  ASSERT_TRUE(sink.BeginFlush().ok());
+  ASSERT_TRUE(sink.FinishFlush().ok());
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 6));
+  ASSERT_TRUE(sink.Close().ok());
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
+  EXPECT_EQ(check.summary["files"].size(), 1u);
+  EXPECT_EQ(check.summary["by_type"]["response"], 6);
+}
+
+TEST_F(WarcSinkTest, RotationWhileAFlushIsInFlightKeepsEveryPageInOrder) {
+  options_.warc_max_bytes = 64 * 1024;
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  int next = 0;
+  for (int window = 0; window < 4; ++window) {
+    for (int i = 0; i < 20; ++i, ++next) ASSERT_TRUE(sink.Write(MakePage(next, RandomBytes(8000, next))).ok());
+    if (window > 0) ASSERT_TRUE(sink.FinishFlush().ok());
+    ASSERT_TRUE(sink.BeginFlush().ok());
+  }
+  ASSERT_TRUE(sink.FinishFlush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, next));
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
+  EXPECT_GE(check.summary["files"].size(), 10u);
+  EXPECT_EQ(check.summary["by_type"]["response"], next);
+  for (int i = 0; i < next; ++i) {
+    EXPECT_EQ(check.summary["responses"][i]["uri"], MakePage(i, "").final_url()) << i;
+  }
+}
+
+TEST_F(WarcSinkTest, FailedFlushInFlightFailsTheWindowWrittenAfterItToo) {
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  const fs::path warc = sink.current_path();
+  const uintmax_t durable = fs::file_size(warc);
+  // Make the flush thread's index write the one that fails: pad the index
+  // (lines that are not JSON are skipped) past what the WARC file will be.
+  {
+    std::ofstream pad(sink.index_path(), std::ios::app);
+    pad << std::string(200000, '#') << "\n";
+  }
+  {
+    FileSizeLimit limit(fs::file_size(sink.index_path()) + 50);
+    for (int i = 2; i < 4; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+    ASSERT_TRUE(sink.BeginFlush().ok());  // the WARC bytes were written
+    for (int i = 4; i < 6; ++i) (void)sink.Write(MakePage(i, RandomBytes(3000, i)));
+    EXPECT_FALSE(sink.FinishFlush().ok());  // the index line was not
+    // The window written meanwhile sat behind the cut: it fails as well.
+    EXPECT_FALSE(sink.Flush().ok());
+  }
+  EXPECT_EQ(fs::file_size(warc), durable);
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 2));
+  for (int i = 2; i < 6; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 6));
+  ASSERT_TRUE(sink.Close().ok());
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
+  EXPECT_EQ(check.summary["by_type"]["response"], 6);
+}
+
 TEST_F(WarcSinkTest, WriteErrorBeforeFlushFailsTheWholeWindow) {
   WarcSink sink(options_);
   ASSERT_TRUE(sink.Open().ok());
