@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -133,11 +134,17 @@ TEST_F(BatchedMessagesTest, FrontierCompletesEveryUrlOfOneReportBatch) {
   EXPECT_EQ(json["failed"], 0) << json.dump();
 }
 
-TEST_F(BatchedMessagesTest, WriterAcknowledgesEveryPageOnceAndGroupsACommitPerFetcher) {
+// Files flush at once; WARC pipelines its commits (the next batch is
+// written while the previous one syncs): every page is acknowledged once
+// either way, and only after its batch is on disk.
+class WriterAckTest : public BatchedMessagesTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(WriterAckTest, WriterAcknowledgesEveryPageOnceAndGroupsACommitPerFetcher) {
   const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string format = GetParam();
   TestProcess writer;
   writer.Start({BinDir() + "/zcrawl-writer", "--bind", endpoint, "--out", dir_ + "/out",
-                "--format", "files", "--heartbeat-ms", "200"},
+                "--format", format, "--heartbeat-ms", "200"},
                dir_ + "/writer.log");
   FakeFetcher fetcher(context_, endpoint);
   fetcher.Send(ReadyAsFetcher(1));
@@ -181,6 +188,9 @@ TEST_F(BatchedMessagesTest, WriterAcknowledgesEveryPageOnceAndGroupsACommitPerFe
   // Forty pages sent back to back cannot each have had a commit of their
   // own: the writer reads everything waiting before it commits.
   EXPECT_LT(messages, kPages) << "every page was acknowledged in a message of its own";
+  // Acknowledged means durable, and listed in the sink's own index.
+  const std::string index = ReadFile(dir_ + "/out/" + (format == "warc" ? "zcrawl-index.jsonl" : "index.jsonl"));
+  EXPECT_EQ(std::count(index.begin(), index.end(), '\n'), kPages) << index;
 
   // A redelivery is acknowledged as a duplicate, not written again.
   fetcher.Send(page_envelope(7));
@@ -197,6 +207,8 @@ TEST_F(BatchedMessagesTest, WriterAcknowledgesEveryPageOnceAndGroupsACommitPerFe
   writer.Signal(SIGTERM);
   EXPECT_TRUE(writer.Wait(10000).has_value());
 }
+
+INSTANTIATE_TEST_SUITE_P(Formats, WriterAckTest, ::testing::Values("files", "warc"));
 
 }  // namespace
 }  // namespace zcrawl::testing
