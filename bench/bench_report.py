@@ -4,10 +4,13 @@
     bench_report.py WORK_DIR
 
 Reads WORK_DIR/machine.txt, runs.tsv (one line per crawl), ceiling.tsv (wrk),
-micro.txt (Google Benchmark output) and profile-*.txt when present. Every
+micro.txt (Google Benchmark output), profile-*.txt and the sinks part's
+sinks-R.json / sinks-dd-R.txt when present. Every
 figure per crawler is the median over its rounds (each metric on its own);
 ratios are taken between those medians.
 """
+import glob
+import json
 import os
 import re
 import statistics
@@ -88,6 +91,87 @@ def process_split(runs):
               statistics.median(c / max(n, 1) for c, _, n in v)) for k, v in kinds.items()}
 
 
+SINK_ROWS = (
+    ("dd", "dd bs=1M count=1024 conv=fsync (1 GiB, one fsync)"),
+    ("raw_stepwise", "raw write + fsync every 256 pages' worth"),
+    ("raw_overlapped", "raw, each fsync overlapped with the next writes"),
+    ("warc", "warc, gzip 1 (igzip), pipelined commit (the writer's way)"),
+    ("warc_sync", "warc, gzip 1, Flush waited for"),
+    ("warc_one_thread", "warc, gzip 1, no encoding threads"),
+    ("warc_stored", "warc, stored (--warc-gzip-level 0)"),
+    ("files", "files"),
+    ("jsonl", "jsonl (no body: pages/s is the figure)"),
+)
+
+
+def dd_mb_per_s(line):
+  # "1073741824 bytes (1.1 GB, 1.0 GiB) copied, 0.66 s, 1.6 GB/s"
+  m = re.match(r"(\d+) bytes.* copied, ([\d.]+) s", line)
+  return int(m.group(1)) / float(m.group(2)) / 1e6 if m else None
+
+
+def read_sink_rounds(work):
+  """[{row: (MB/s, pages/s, output ratio)}] per round of the sinks part."""
+  rounds = []
+  for path in sorted(glob.glob(os.path.join(work, "sinks-[0-9]*.json"))):
+    r = re.search(r"sinks-(\d+)\.json$", path).group(1)
+    row = {}
+    try:
+      data = json.load(open(path))
+    except ValueError:
+      continue
+    for b in data.get("benchmarks", []):
+      parts = b["name"].split("/")
+      key = parts[1] if parts[0] == "BM_Sink" else "raw_" + parts[1]
+      row[key] = (b.get("bytes_per_second", 0) / 1e6, b.get("pages_per_s"), b.get("output_ratio"))
+    dd_path = os.path.join(work, "sinks-dd-%s.txt" % r)
+    if os.path.exists(dd_path):
+      mb = dd_mb_per_s(open(dd_path).read().strip())
+      if mb:
+        row["dd"] = (mb, None, 1.0)
+    rounds.append(row)
+  return rounds
+
+
+def sink_section(work, p):
+  rounds = read_sink_rounds(work)
+  if not rounds:
+    return
+  p("## Writer throughput per sink against the raw disk (medians of %d rounds)" % len(rounds))
+  p("")
+  p("sink_throughput_bench: ~18 KB pages, a group commit (fsync) every 256 pages; MB/s of page")
+  p("bodies. Shares are medians of the per-round ratios (each round measures its own baselines).")
+  p("")
+  p("| what | MB/s | pages/s | bytes on disk per body byte | share of dd | share of raw stepwise | share of raw overlapped |")
+  p("|---|---:|---:|---:|---:|---:|---:|")
+
+  def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+  def cell(v, fmt):
+    return fmt % v if v is not None else "-"
+
+  for key, title in SINK_ROWS:
+    have = [r for r in rounds if key in r]
+    if not have:
+      continue
+    mb = med([r[key][0] for r in have])
+    pages = med([r[key][1] for r in have])
+    ratio = med([r[key][2] for r in have])
+    shares = []
+    for base in ("dd", "raw_stepwise", "raw_overlapped"):
+      s = med([r[key][0] / r[base][0] for r in have if base in r and r[base][0]])
+      shares.append(cell(100 * s, "%.0f%%") if s is not None and key != "jsonl" else "-")
+    p("| %s | %s | %s | %s | %s |" % (title, cell(mb, "%.0f") if key != "jsonl" else "-",
+                                      cell(pages, "%.0f"), cell(ratio, "%.2f"), " | ".join(shares)))
+  p("")
+  p("Per round (MB/s): " + "; ".join(
+      ", ".join("%s %.0f" % (k, r[k][0]) for k in ("dd", "raw_stepwise", "raw_overlapped", "warc") if k in r)
+      for r in rounds))
+  p("")
+
+
 def main():
   work = sys.argv[1]
   machine = read_kv(os.path.join(work, "machine.txt"))
@@ -106,7 +190,7 @@ def main():
     p("- 1-minute load average when each crawl started: %.2f to %.2f (other work shares this machine)" %
       (min(loads), max(loads)))
   p("- site: %s pages, %.0f MB, 4 hosts on 127.0.0.2-5; rounds per crawler: %s (medians below)" % (
-      machine.get("pages"), int(machine.get("site_bytes", "0")) / 1e6, machine.get("repeats")))
+      machine.get("pages"), int(machine.get("site_bytes") or 0) / 1e6, machine.get("repeats")))
   p("")
 
   ceiling = {}
@@ -252,6 +336,8 @@ def main():
         out.extend(line.rstrip("\n") for line in open(path))
         p("```")
         p("")
+
+  sink_section(work, p)
 
   micro = os.path.join(work, "micro.txt")
   if os.path.exists(micro) and os.path.getsize(micro) > 0:

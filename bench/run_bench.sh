@@ -18,14 +18,18 @@
 #     bytes per known URL (half: the marginal cost; 100: fixed costs included);
 #  7. "profile" (only when asked): perf record on one zcrawl crawl per
 #     parser (gumbo, myhtml), flat profiles per process;
-#  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR.
+#  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR;
+#  9. "sinks": the writer's throughput per sink (sink_throughput_bench)
+#     against the raw disk in the same run: `dd bs=1M count=1024
+#     conv=fsync` of 1 GiB, and the bench's own raw write+fsync baselines,
+#     REPEATS rounds interleaved, all in the working folder's file system.
 # Then prints the results table (medians) and ratios, also written to
 # WORK/results.md.
 #
 # Options:
 #   --repeats N          rounds per crawler and scenario (3)
 #   --only LIST          parts to run, comma-separated, from
-#                        ceiling,fast,slow,memory,profile,micro
+#                        ceiling,fast,slow,memory,profile,micro,sinks
 #                        (default: all but profile)
 #   --profile            also run the profile part
 #   --port P             nginx port (18080, or the next free one)
@@ -75,7 +79,7 @@ BIN_DIR="$(cd "$1" && pwd)"
 shift
 
 REPEATS=3
-ONLY="ceiling,fast,slow,memory,micro"
+ONLY="ceiling,fast,slow,memory,micro,sinks"
 PORT=18080
 HOSTS=4
 PAGES_PER_HOST=5000
@@ -190,7 +194,8 @@ while port_busy "$PORT"; do PORT=$((PORT + 1)); done
 [ -n "$SITE_DIR" ] || SITE_DIR="$WORK/site"
 EXPECTED=$((HOSTS * PAGES_PER_HOST))
 SITE_PARAMS="port=$PORT hosts=$HOSTS pages=$PAGES_PER_HOST bytes=$PAGE_BYTES"
-if [ "$(cat "$SITE_DIR/.params" 2>/dev/null)" != "$SITE_PARAMS" ]; then
+needs_site() { part ceiling || part fast || part slow || part memory || part profile; }
+if needs_site && [ "$(cat "$SITE_DIR/.params" 2>/dev/null)" != "$SITE_PARAMS" ]; then
   log "generating the site in $SITE_DIR ($SITE_PARAMS)"
   rm -rf "$SITE_DIR"
   mkdir -p "$SITE_DIR"
@@ -198,7 +203,7 @@ if [ "$(cat "$SITE_DIR/.params" 2>/dev/null)" != "$SITE_PARAMS" ]; then
     --pages-per-host "$PAGES_PER_HOST" --bytes "$PAGE_BYTES" >&2
   echo "$SITE_PARAMS" > "$SITE_DIR/.params"
 fi
-chmod -R a+rX "$SITE_DIR"
+if needs_site; then chmod -R a+rX "$SITE_DIR"; fi
 HOST_LIST=""
 SEEDS=()
 for ((h = 0; h < HOSTS; h++)); do
@@ -395,7 +400,7 @@ EOF
   echo "wget=$(wget --version | head -1 | awk '{ print $3 }')"
   echo "wget2=$(wget2 --version | head -1 | awk '{ print $3 }')"
   echo "pages=$EXPECTED"
-  echo "site_bytes=$(du -sb "$SITE_DIR" | cut -f1)"
+  echo "site_bytes=$(du -sb "$SITE_DIR" 2>/dev/null | cut -f1)"
   echo "latency_ms=$LATENCY_MS"
   echo "zc_fast=$ZC_FAST"
   echo "zc_fast_ph16=$ZC_FAST_PH16"
@@ -484,6 +489,20 @@ if part micro; then
       log "no $BIN_DIR/$b (built with ZCRAWL_BUILD_BENCH and libbenchmark-dev)"
     fi
   done
+fi
+
+if part sinks; then
+  if [ -x "$BIN_DIR/sink_throughput_bench" ]; then
+    for ((r = 1; r <= REPEATS; r++)); do
+      log "sinks round $r: dd of 1 GiB, then sink_throughput_bench"
+      # dd prints "... copied, S s, R MB/s"; keep its last line.
+      dd if=/dev/zero of="$WORK/dd.bin" bs=1M count=1024 conv=fsync 2>&1 | tail -1 > "$WORK/sinks-dd-$r.txt"
+      rm -f "$WORK/dd.bin"
+      TMPDIR="$WORK" "$BIN_DIR/sink_throughput_bench" --benchmark_format=json > "$WORK/sinks-$r.json" 2>/dev/null
+    done
+  else
+    log "no $BIN_DIR/sink_throughput_bench (built with ZCRAWL_BUILD_BENCH and libbenchmark-dev)"
+  fi
 fi
 
 python3 "$BENCH_DIR/bench_report.py" "$WORK" | tee "$WORK/results.md"
