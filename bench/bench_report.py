@@ -189,8 +189,8 @@ def main():
     loads = [r["load"] for r in runs]
     p("- 1-minute load average when each crawl started: %.2f to %.2f (other work shares this machine)" %
       (min(loads), max(loads)))
-  p("- site: %s pages, %.0f MB, 4 hosts on 127.0.0.2-5; rounds per crawler: %s (medians below)" % (
-      machine.get("pages"), int(machine.get("site_bytes") or 0) / 1e6, machine.get("repeats")))
+    p("- site: %s pages, %.0f MB, 4 hosts on 127.0.0.2-5; rounds per crawler: %s (medians below)" % (
+        machine.get("pages"), int(machine.get("site_bytes") or 0) / 1e6, machine.get("repeats")))
   p("")
 
   ceiling = {}
