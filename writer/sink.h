@@ -44,6 +44,11 @@ class Sink {
   virtual Status BeginFlush() { return Flush(); }
   // Waits until the window BeginFlush ended is durable; its outcome.
   virtual Status FinishFlush() { return Status::Ok(); }
+  // Whether BeginFlush leaves work in flight at all (false: it is done when
+  // it returns, so the writer acknowledges at once).
+  virtual bool FlushesInBackground() const { return false; }
+  // Without waiting: true when FinishFlush would not block.
+  virtual bool FlushReady() { return true; }
   // Flushes and releases the destination. Idempotent.
   virtual Status Close() = 0;
   // The name used in --format, e.g. "files".

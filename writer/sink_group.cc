@@ -116,6 +116,20 @@ Status SinkGroup::FinishFlush() {
   return first;
 }
 
+bool SinkGroup::FlushesInBackground() const {
+  for (const auto& sink : sinks_) {
+    if (sink->FlushesInBackground()) return true;
+  }
+  return false;
+}
+
+bool SinkGroup::FlushReady() {
+  for (const auto& sink : sinks_) {
+    if (!sink->FlushReady()) return false;
+  }
+  return true;
+}
+
 Status SinkGroup::Close() {
   if (!open_) return Status::Ok();
   if (in_flight_) FinishFlush().IgnoreError();

@@ -73,6 +73,10 @@ class SinkGroup {
   // durably its own where both its BeginFlush and FinishFlush succeeded.
   // Returns the first failure of either step.
   Status FinishFlush();
+  // Whether any sink flushes in the background (Sink::FlushesInBackground).
+  bool FlushesInBackground() const;
+  // Without waiting: true when FinishFlush would not block.
+  bool FlushReady();
   // Closes every sink; the first failure. Idempotent.
   Status Close();
 

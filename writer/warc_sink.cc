@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -210,6 +211,10 @@ Status WarcSink::BeginFlush() {
     return index_created ? FsyncDir(options_.out_dir) : Status::Ok();
   });
   return Status::Ok();
+}
+
+bool WarcSink::FlushReady() {
+  return !sync_.valid() || sync_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
 Status WarcSink::FinishFlush() {

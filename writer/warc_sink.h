@@ -131,6 +131,8 @@ class WarcSink : public Sink {
   // thread of its own; Writes meanwhile go on into the same file.
   Status BeginFlush() override;
   Status FinishFlush() override;
+  bool FlushesInBackground() const override { return true; }
+  bool FlushReady() override;
   Status Close() override;
   std::string_view name() const override { return "warc"; }
   // The keys in the sidecar index (warc_index.h).

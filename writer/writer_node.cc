@@ -167,6 +167,8 @@ void WriterNode::BeginFlush() {
   pending_.clear();
   begin_status_ = sinks_.BeginFlush();
   flush_in_flight_ = true;
+  // Sinks that flushed in full already: acknowledge now, not a turn later.
+  if (!sinks_.FlushesInBackground()) FinishFlushAndAcknowledge().IgnoreError();
 }
 
 Status WriterNode::FlushAndAcknowledge() {
@@ -260,6 +262,9 @@ Status WriterNode::Run() {
         continue;
       }
       HandleFetcherMessage(message.identity, message.payload);
+      // Acknowledge the batch in flight as soon as it is durable, not only
+      // once this batch is taken in: fetchers hold those pages till then.
+      if (flush_in_flight_ && sinks_.FlushReady()) FinishFlushAndAcknowledge().IgnoreError();
       if (pending_.size() >= options_.max_batch_pages) break;
     }
     // The batch before this one has been syncing meanwhile.

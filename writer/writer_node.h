@@ -8,10 +8,11 @@
 //
 // Pipelined group commit (sink.h): once a batch is written the node starts
 // its flush (BeginFlush) and goes back to the socket; it takes and writes the
-// next batch while the disk syncs, then waits for the flush (FinishFlush),
-// acknowledges that batch and starts the next flush. When nothing more is
-// waiting on the socket it finishes the flush at once, so an ack never waits
-// for new traffic.
+// next batch while the disk syncs, and acknowledges the synced batch as soon
+// as its flush is over (checked after every message; when the socket is
+// empty it waits for it), then starts the next flush. Sinks that cannot
+// flush in the background (files, jsonl, exec) are acknowledged right after
+// their flush, as before.
 //
 // Back-pressure: the node takes at most max_batch_pages before flushing, and
 // holds at most two batches (one written, one syncing); fetchers hold each

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/gzip_members.h"
@@ -597,6 +599,13 @@ TEST_F(WarcSinkTest, PipelinedFlushMakesEachWindowDurableWhileTheNextIsWritten) 
   // The next window is written while the first syncs.
   for (int i = 3; i < 6; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
   EXPECT_FALSE(sink.BeginFlush().ok());  // one window in flight at a time
+  EXPECT_TRUE(sink.FlushesInBackground());
+  // Ready by itself once the disk is done, without FinishFlush.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!sink.FlushReady() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(sink.FlushReady());
   ASSERT_TRUE(sink.FinishFlush().ok());
   EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 3));  // the first window only
   ASSERT_TRUE(sink.BeginFlush().ok());
@@ -616,7 +625,9 @@ TEST_F(WarcSinkTest, RotationWhileAFlushIsInFlightKeepsEveryPageInOrder) {
   int next = 0;
   for (int window = 0; window < 4; ++window) {
     for (int i = 0; i < 20; ++i, ++next) ASSERT_TRUE(sink.Write(MakePage(next, RandomBytes(8000, next))).ok());
-    if (window > 0) ASSERT_TRUE(sink.FinishFlush().ok());
+    if (window > 0) {
+      ASSERT_TRUE(sink.FinishFlush().ok());
+    }
     ASSERT_TRUE(sink.BeginFlush().ok());
   }
   ASSERT_TRUE(sink.FinishFlush().ok());
