@@ -68,6 +68,19 @@ Status SinkGroup::Write(const std::string& key, const v1::Page& page, bool* wrot
   return Status::Ok();
 }
 
+uint32_t SinkGroup::OnEverySink(const std::function<Status(Sink&)>& step, Status& first) {
+  uint32_t succeeded = 0;
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    Status s = step(*sinks_[i]);
+    if (s.ok()) {
+      succeeded |= uint32_t{1} << i;
+    } else if (first.ok()) {
+      first = std::move(s);
+    }
+  }
+  return succeeded;
+}
+
 Status SinkGroup::Flush() {
   Status begun = BeginFlush();
   Status finished = FinishFlush();
@@ -79,16 +92,8 @@ Status SinkGroup::BeginFlush() {
   // credit: finish it first.
   if (in_flight_) FinishFlush().IgnoreError();
   in_flight_ = true;
-  sealed_ok_ = 0;
   sealed_error_ = Status::Ok();
-  for (size_t i = 0; i < sinks_.size(); ++i) {
-    Status s = sinks_[i]->BeginFlush();
-    if (s.ok()) {
-      sealed_ok_ |= uint32_t{1} << i;
-    } else if (sealed_error_.ok()) {
-      sealed_error_ = std::move(s);
-    }
-  }
+  sealed_ok_ = OnEverySink([](Sink& sink) { return sink.BeginFlush(); }, sealed_error_);
   sealed_.swap(window_);
   window_.clear();
   return sealed_error_;
@@ -98,16 +103,8 @@ Status SinkGroup::FinishFlush() {
   if (!in_flight_) return Status::Ok();
   in_flight_ = false;
   Status first = std::exchange(sealed_error_, Status::Ok());
-  uint32_t flushed = 0;
-  for (size_t i = 0; i < sinks_.size(); ++i) {
-    Status s = sinks_[i]->FinishFlush();
-    if (s.ok()) {
-      flushed |= uint32_t{1} << i;
-    } else if (first.ok()) {
-      first = std::move(s);
-    }
-  }
-  flushed &= sealed_ok_;
+  const uint32_t flushed =
+      OnEverySink([](Sink& sink) { return sink.FinishFlush(); }, first) & sealed_ok_;
   for (auto& [key, taken] : sealed_) {
     if ((taken & flushed) != 0) durable_[key] |= taken & flushed;
   }
@@ -135,9 +132,7 @@ Status SinkGroup::Close() {
   if (in_flight_) FinishFlush().IgnoreError();
   open_ = false;
   Status first = Status::Ok();
-  for (auto& sink : sinks_) {
-    if (Status s = sink->Close(); !s.ok() && first.ok()) first = std::move(s);
-  }
+  OnEverySink([](Sink& sink) { return sink.Close(); }, first);
   return first;
 }
 

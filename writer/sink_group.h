@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -87,6 +88,10 @@ class SinkGroup {
 
  private:
   uint32_t all_sinks_mask() const;
+  // Runs `step` on every sink, even after one fails; returns the mask of
+  // those that succeeded and keeps the first failure in `first` (unless it
+  // already holds one).
+  uint32_t OnEverySink(const std::function<Status(Sink&)>& step, Status& first);
 
   std::vector<std::unique_ptr<Sink>> sinks_;
   bool open_ = false;

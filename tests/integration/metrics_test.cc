@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,9 +14,15 @@
 namespace zcrawl::testing {
 namespace {
 
-// GET /metrics from 127.0.0.1:port; "" if nothing answers.
+// GET /metrics from 127.0.0.1:port; "" if nothing answers. Reads time out
+// after a second: whatever holds the port must not hang the test (under
+// load another test's process may have taken it first, e.g. a ZeroMQ
+// socket that accepts and then waits forever for its own greeting).
 std::string Scrape(uint16_t port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  const timeval timeout{.tv_sec = 1, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
@@ -32,9 +39,11 @@ std::string Scrape(uint16_t port) {
   return out;
 }
 
+// Scrapes until the text holds `needle`, for at most 20 s.
 std::string ScrapeUntil(uint16_t port, const std::string& needle) {
   std::string text;
-  for (int i = 0; i < 500; ++i) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
     text = Scrape(port);
     if (text.find(needle) != std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
