@@ -97,6 +97,7 @@ std::string ChaosReport::Figures() const {
       << " refetches=" << refetches() << " db_states={";
   for (const auto& [state, n] : db_states) out << state << ":" << n << " ";
   out << "}";
+  if (warc) out << " warc_missing=" << warc_missing << " warc_duplicates=" << warc_duplicates;
   return out.str();
 }
 
@@ -132,7 +133,8 @@ ChaosReport ChaosCrawl::Run() {
   crawl.Start({SourceDir() + "/run", "crawl", server.origin() + "/", "--out", report.out_dir,
                "--fetchers", std::to_string(options_.fetchers), "--threads",
                std::to_string(options_.threads), "--delay-ms", std::to_string(options_.delay_ms),
-               "--per-host", std::to_string(options_.per_host), "--log-level", "info"},
+               "--per-host", std::to_string(options_.per_host), "--format", options_.format,
+               "--log-level", "info"},
               report.log_path, {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
   const int64_t started = SteadyNowMs();
   const int64_t deadline = started + options_.timeout_ms;
@@ -197,6 +199,16 @@ ChaosReport ChaosCrawl::Run() {
       if (!index.count(url)) ++report.missing;
     }
   }
+  report.warc = options_.format.find("warc") != std::string::npos;
+  if (report.warc) {
+    const auto warc_index = ReadIndex(report.out_dir, "zcrawl-index.jsonl");
+    for (const auto& [url, entries] : warc_index) report.warc_duplicates += entries.size() - 1;
+    for (const auto* expected : {&ok, &not_found}) {
+      for (const auto& url : *expected) {
+        if (!warc_index.count(url)) ++report.warc_missing;
+      }
+    }
+  }
 
   std::map<std::string, int> states;
   report.db_error = ReadUrlStates(report.out_dir + "/.zcrawl/frontier.sqlite", &states);
@@ -228,6 +240,10 @@ void ExpectCrawlSurvivedChaos(const ChaosOptions& options, const ChaosReport& re
     EXPECT_TRUE(state == 2 || state == 3) << n << " URLs left in state " << state;
   }
   EXPECT_EQ(report.db_ok_not_done, 0u) << "pages not recorded done in the frontier's state";
+  if (report.warc) {
+    EXPECT_EQ(report.warc_missing, 0u) << "pages missing from the WARC index";
+    EXPECT_EQ(report.warc_duplicates, 0u) << "a URL indexed twice in the WARC output";
+  }
   // The launcher saw each kill and restarted the process.
   const std::string full_log = ReadFile(report.log_path);
   for (const auto& [kind, n] : report.kills_by_kind) {

@@ -28,6 +28,9 @@ struct ChaosOptions {
   int delay_ms = 5;      // politeness delay: stretches the crawl for the kills
   int per_host = 2;
   int timeout_ms = 600000;  // the whole crawl
+  // --format of the crawl. With "warc" in it, the WARC index must hold
+  // every page once as well (its pipelined group commit under SIGKILL).
+  std::string format = "files";
 };
 
 struct ChaosKill {
@@ -47,6 +50,9 @@ struct ChaosReport {
   uint64_t missing = 0;         // expected but not stored
   uint64_t duplicates = 0;      // index lines beyond the first per URL
   uint64_t unexpected = 0;      // stored URLs that should not be
+  bool warc = false;             // the crawl wrote WARC too
+  uint64_t warc_missing = 0;     // expected but not in the WARC index
+  uint64_t warc_duplicates = 0;  // WARC index lines beyond the first per URL
   uint64_t server_requests = 0;
   uint64_t distinct_paths = 0;  // distinct targets requested on the site
   uint64_t forbidden_requests = 0;  // out-of-scope paths or hosts requested

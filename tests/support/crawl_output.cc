@@ -7,9 +7,10 @@
 
 namespace zcrawl::testing {
 
-std::map<std::string, std::vector<IndexEntry>> ReadIndex(const std::string& out_dir) {
+std::map<std::string, std::vector<IndexEntry>> ReadIndex(const std::string& out_dir,
+                                                         const std::string& file_name) {
   std::map<std::string, std::vector<IndexEntry>> out;
-  std::ifstream in(out_dir + "/index.jsonl");
+  std::ifstream in(out_dir + "/" + file_name);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;

@@ -1,5 +1,7 @@
-// Reading a crawl's files-sink output back for assertions: index.jsonl
-// parsed into url -> entries (a URL stored twice shows up twice).
+// Reading a crawl's output back for assertions: the files sink's
+// index.jsonl (or the WARC sink's PREFIX-index.jsonl, whose lines carry the
+// same "url" key) parsed into url -> entries (a URL stored twice shows up
+// twice).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@ struct IndexEntry {
 
 // url -> every index line naming it. Fails the test (ADD_FAILURE) on a
 // line that is not valid JSON.
-std::map<std::string, std::vector<IndexEntry>> ReadIndex(const std::string& out_dir);
+std::map<std::string, std::vector<IndexEntry>> ReadIndex(const std::string& out_dir,
+                                                         const std::string& file_name = "index.jsonl");
 
 }  // namespace zcrawl::testing
