@@ -201,7 +201,7 @@ Status WarcSink::BeginFlush() {
   sync_bytes_ = file_bytes_;
   const bool sync_dir = std::exchange(dir_sync_needed_, false);
   sync_dir_pending_ = sync_dir;
-  sync_ = std::async(std::launch::async, [this, fd = fd_, path = path_, sync_dir] {
+  auto sync = [this, fd = fd_, path = path_, sync_dir] {
     if (fd >= 0 && ::fsync(fd) != 0) return ErrnoStatus("fsync", path, errno);
     if (sync_dir) {
       if (Status s = FsyncDir(options_.out_dir); !s.ok()) return s;
@@ -209,7 +209,15 @@ Status WarcSink::BeginFlush() {
     bool index_created = false;
     if (Status s = index_.FlushSealed(&index_created); !s.ok()) return s;
     return index_created ? FsyncDir(options_.out_dir) : Status::Ok();
-  });
+  };
+  try {
+    sync_ = std::async(std::launch::async, sync);
+  } catch (const std::system_error&) {
+    // No thread to be had (resource limits): sync here, unpipelined.
+    std::promise<Status> done;
+    done.set_value(sync());
+    sync_ = done.get_future();
+  }
   return Status::Ok();
 }
 

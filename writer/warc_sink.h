@@ -35,7 +35,8 @@
 // sink thread), while the sink thread writes earlier results in order.
 // Measured on the 2-core dev VM with bench/sink_throughput_bench (18 KB
 // HTML pages, fsync every 256; bench/RESULTS.md): level 1 (igzip) with 2
-// workers about 300-330 MB/s of page bodies, files 0.35x that size;
+// workers about 330-345 MB/s of page bodies with Flush, 350-375 pipelined
+// (BeginFlush/FinishFlush), files 0.35x that size;
 // level 0 (stored blocks, still one member per record) is no faster
 // (1.14x the bytes to write and sync), so it only saves CPU.
 //
