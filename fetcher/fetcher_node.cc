@@ -62,6 +62,9 @@ Status FetcherNode::Start() {
   if (!MakeHtmlParser(options_.parser)) {
     return InvalidArgumentError("unknown parser '" + options_.parser + "' (use gumbo or myhtml)");
   }
+  parsers_ = std::make_shared<HtmlParserPool>([name = options_.parser, text = options_.extract_text] {
+    return MakeHtmlParser(name, HtmlParserOptions{.extract_text = text});
+  });
   PeerLinkSettings settings;
   settings.identity = codec_.sender_id();
   settings.heartbeat_ms = options_.heartbeat_ms;
@@ -125,9 +128,8 @@ v1::Envelope FetcherNode::HeartbeatEnvelope() const {
 void FetcherNode::RunItem(const v1::WorkItem& item) {
   if (t_processor.owner != this) {
     t_processor.owner = this;
-    t_processor.processor = std::make_unique<PageProcessor>(
-        options_, MakeCurlHttpClient(options_.http),
-        MakeHtmlParser(options_.parser, HtmlParserOptions{.extract_text = options_.extract_text}), clock_);
+    t_processor.processor =
+        std::make_unique<PageProcessor>(options_, MakeCurlHttpClient(options_.http), parsers_, clock_);
   }
   outcomes_.Push(t_processor.processor->Process(item, codec_.sender_id()));
 }

@@ -28,6 +28,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "fetcher/fetcher_options.h"
+#include "fetcher/html_parser_pool.h"
 #include "fetcher/page_processor.h"
 #include "fetcher/peer_link.h"
 
@@ -89,6 +90,8 @@ class FetcherNode {
   std::unique_ptr<PeerLink> writer_;
   NotifyingQueue<FetchOutcome> outcomes_;
   std::unique_ptr<ThreadPool> pool_;
+  // Lent to the workers for each parse (html_parser_pool.h).
+  std::shared_ptr<HtmlParserPool> parsers_;
 
   std::unordered_map<uint64_t, Held> held_;  // by lease id
   std::vector<v1::FetchReport> pending_reports_;  // sent by FlushReports

@@ -6,8 +6,9 @@
 //
 // Thread-safety: a parser instance keeps scratch memory that it reuses across
 // pages, so Parse() must not run on one instance from two threads at once.
-// Give each worker thread its own instance (MakeHtmlParser is cheap and safe
-// to call from any thread); different instances never share state.
+// Lend instances to threads for one parse at a time (html_parser_pool.h), or
+// give each thread its own (MakeHtmlParser is safe to call from any
+// thread); different instances never share state.
 #pragma once
 
 #include <cstddef>

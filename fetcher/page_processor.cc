@@ -45,8 +45,8 @@ bool IsHtmlContentType(std::string_view media_type) {
 }
 
 PageProcessor::PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
-                             std::unique_ptr<HtmlParser> parser, const Clock& clock)
-    : options_(options), http_(std::move(http)), parser_(std::move(parser)), clock_(clock) {}
+                             std::shared_ptr<HtmlParserPool> parsers, const Clock& clock)
+    : options_(options), http_(std::move(http)), parsers_(std::move(parsers)), clock_(clock) {}
 
 FetchOutcome PageProcessor::FetchRobots(const v1::WorkItem& item) {
   FetchOutcome outcome;
@@ -160,7 +160,7 @@ void PageProcessor::ParseHtml(const HttpResponse& response, v1::Page& page) {
     decoded = converted.ok() ? std::move(*converted) : SanitizeUtf8(response.body);
     utf8 = decoded;
   }
-  ParsedHtml parsed = parser_->Parse(utf8);
+  ParsedHtml parsed = parsers_->Acquire()->Parse(utf8);  // the parser goes back at once
   auto page_url = Url::Parse(response.final_url);
   if (!page_url.ok()) return;
   ResolvedLinks resolved = ResolveLinks(parsed, *page_url, options_.ignore_nofollow);

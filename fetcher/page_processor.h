@@ -4,7 +4,8 @@
 // store, the page for the writer.
 //
 // Thread-safety: one processor per worker thread (it owns that thread's
-// HttpClient and HtmlParser).
+// HttpClient); parsers are borrowed from a pool the workers share, for the
+// parse only.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include "common/clock.h"
 #include "fetcher/fetcher_options.h"
 #include "fetcher/html_parser.h"
+#include "fetcher/html_parser_pool.h"
 #include "fetcher/http_client.h"
 #include "zcrawl.pb.h"
 
@@ -28,7 +30,7 @@ struct FetchOutcome {
 class PageProcessor {
  public:
   PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
-                std::unique_ptr<HtmlParser> parser, const Clock& clock);
+                std::shared_ptr<HtmlParserPool> parsers, const Clock& clock);
 
   FetchOutcome Process(const v1::WorkItem& item, const std::string& sender_id);
 
@@ -38,7 +40,7 @@ class PageProcessor {
 
   const FetcherOptions& options_;
   std::unique_ptr<HttpClient> http_;
-  std::unique_ptr<HtmlParser> parser_;
+  std::shared_ptr<HtmlParserPool> parsers_;
   const Clock& clock_;
 };
 

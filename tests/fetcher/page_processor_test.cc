@@ -128,7 +128,8 @@ class PageProcessorTest : public ::testing::Test {
   PageProcessor& Processor() {
     if (!processor_) {
       processor_ = std::make_unique<PageProcessor>(options_, MakeCurlHttpClient(options_.http),
-                                                   MakeHtmlParser("gumbo"), RealClock::Get());
+                                                   std::make_shared<HtmlParserPool>([] { return MakeHtmlParser("gumbo"); }),
+                                                   RealClock::Get());
     }
     return *processor_;
   }
