@@ -158,8 +158,14 @@ void TestHttpServer::ServeConnection(int fd) {
       ++counts_[request.target];
     }
     ++total_requests_;
-    Respond(fd, request, &keep_alive);
+    TestResponse response = handler_(request);
+    if (response.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(response.delay_ms));
+    // Done before the response goes out: once its last byte is sent the
+    // client may start its next request while this thread is not yet
+    // scheduled again, and counting both would report a concurrency the
+    // client never had.
     --in_progress_;
+    Respond(fd, response, &keep_alive);
     last_request_ms_ = SteadyMs();
   }
   close(fd);
@@ -168,9 +174,7 @@ void TestHttpServer::ServeConnection(int fd) {
                         connection_fds_.end());
 }
 
-void TestHttpServer::Respond(int fd, const TestRequest& request, bool* keep_alive) {
-  TestResponse response = handler_(request);
-  if (response.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(response.delay_ms));
+void TestHttpServer::Respond(int fd, const TestResponse& response, bool* keep_alive) {
   if (!response.raw.empty()) {
     SendAll(fd, response.raw.data(), response.raw.size());
     *keep_alive = false;

@@ -72,6 +72,8 @@ class TestHttpServer {
   uint64_t total_requests() const { return total_requests_.load(); }
   uint64_t requests_for(const std::string& target) const;
   std::map<std::string, uint64_t> request_counts() const;
+  // Most requests in progress at once, each counted from its arrival until
+  // its response starts to go out (after the handler's delay).
   int peak_in_progress() const { return peak_in_progress_.load(); }
   // Monotonic ms (steady clock) of the last request served.
   int64_t last_request_ms() const { return last_request_ms_.load(); }
@@ -79,7 +81,8 @@ class TestHttpServer {
  private:
   void AcceptLoop();
   void ServeConnection(int fd);
-  void Respond(int fd, const TestRequest& request, bool* keep_alive);
+  // Sends `response` (the handler's answer, after its delay).
+  void Respond(int fd, const TestResponse& response, bool* keep_alive);
 
   const std::string address_;
   TestHandler handler_;
