@@ -5,7 +5,7 @@
 // hundreds of workers. Lending them keeps as many parsers as ever parsed at
 // the same moment (about one per core) instead of one per worker. That is
 // memory: a MyHTML parser keeps ~0.4 MB of tree arenas between pages, and a
-// fetcher with 256 workers held ~100 MB of them (bench/RESULTS.md).
+// fetcher with 256 workers held ~90 MB of them (bench/RESULTS.md).
 //
 // Acquire never blocks: with no parser idle it makes a new one, so a slow or
 // abandoned worker (the ThreadPool watchdog) costs one parser, never a wait.
