@@ -1,261 +1,30 @@
-// libcurl implementation of HttpClient. One easy handle per client (per
-// worker thread), reset between requests, so its connection cache keeps
-// keep-alive connections to hosts it fetched from.
-#include <curl/curl.h>
-
-#include <algorithm>
-#include <cstring>
-#include <ctime>
-
+// The blocking libcurl HttpClient: one CurlTransfer per client (per worker
+// thread), run with curl_easy_perform. The handle lives between requests,
+// so its connection cache keeps keep-alive connections to hosts it fetched
+// from. The event-loop way to drive the same transfers is curl_multi_loop.h.
 #include "common/ascii.h"
-#include "common/url.h"
-#include "fetcher/charset.h"
+#include "fetcher/curl_transfer.h"
 #include "fetcher/http_client.h"
 
 namespace zcrawl::fetcher {
 namespace {
 
-bool IsHttpUrl(std::string_view url) {
-  for (std::string_view scheme : {"http://", "https://"}) {
-    if (url.size() >= scheme.size() && EqualsIgnoreCaseAscii(url.substr(0, scheme.size()), scheme)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// Longer Retry-After values are absurd: cap them at an hour.
-constexpr uint32_t kMaxRetryAfterS = 3600;
-
-// Retry-After: delta-seconds or an HTTP date. Returns ms, 0 if absent/bad.
-uint32_t ParseRetryAfterMs(std::string_view value) {
-  value = TrimHttpFieldWhitespace(value);
-  if (value.empty()) return 0;
-  if (std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    if (value.size() > 7) return kMaxRetryAfterS * 1000u;
-    const unsigned long seconds = std::stoul(std::string(value));
-    return static_cast<uint32_t>(std::min<unsigned long>(seconds, kMaxRetryAfterS)) * 1000u;
-  }
-  const time_t when = curl_getdate(std::string(value).c_str(), nullptr);
-  if (when <= 0) return 0;
-  const time_t now = time(nullptr);
-  if (when <= now) return 0;
-  return static_cast<uint32_t>(std::min<time_t>(when - now, kMaxRetryAfterS) * 1000);
-}
-
-uint32_t Micros(CURL* curl, CURLINFO info) {
-  curl_off_t value = 0;
-  if (curl_easy_getinfo(curl, info, &value) != CURLE_OK || value < 0) return 0;
-  return static_cast<uint32_t>(std::min<curl_off_t>(value, UINT32_MAX));
-}
-
-// State the curl callbacks write into for one transfer.
-struct Transfer {
-  CURL* curl = nullptr;
-  HttpResponse* response = nullptr;
-  uint64_t max_body = 0;
-  bool truncate = false;
-  bool too_large = false;
-};
-
-size_t OnBody(char* data, size_t size, size_t count, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  const size_t bytes = size * count;
-  std::string& body = t->response->body;
-  if (body.empty()) {
-    // Size the body once from Content-Length (capped: servers lie) instead
-    // of growing it by doubling, which copies an 18 KB page about 4 times.
-    curl_off_t length = -1;
-    if (curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
-        length > 0) {
-      body.reserve(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(length), t->max_body)));
-    }
-  }
-  if (body.size() + bytes > t->max_body) {
-    const size_t room = t->max_body - body.size();
-    body.append(data, room);
-    if (t->truncate) t->response->body_truncated = true;
-    else t->too_large = true;
-    return 0;  // abort the transfer
-  }
-  body.append(data, bytes);
-  return bytes;
-}
-
-size_t OnHeader(char* data, size_t size, size_t count, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  const size_t bytes = size * count;
-  std::string_view line(data, bytes);
-  if (line.starts_with("HTTP/")) {
-    // A new response (after a followed redirect or a 1xx): keep only the last.
-    t->response->headers.clear();
-    return bytes;
-  }
-  const size_t colon = line.find(':');
-  if (colon == std::string_view::npos) return bytes;
-  // Header bytes need not be UTF-8 (obs-text); proto string fields must be.
-  v1::Header& header = t->response->headers.emplace_back();
-  header.set_name(SanitizeUtf8(std::string(TrimHttpFieldWhitespace(line.substr(0, colon)))));
-  header.set_value(SanitizeUtf8(std::string(TrimHttpFieldWhitespace(line.substr(colon + 1)))));
-  return bytes;
-}
-
-// Keeps the request head as sent; the last one is the final request's.
-int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user) {
-  if (type == CURLINFO_HEADER_OUT) {
-    static_cast<Transfer*>(user)->response->request_headers = SanitizeUtf8(std::string(data, size));
-  }
-  return 0;
-}
-
 class CurlHttpClient final : public HttpClient {
  public:
-  explicit CurlHttpClient(const HttpOptions& options) : options_(options), curl_(curl_easy_init()) {
-    if (curl_) SetFixedOptions();
-  }
-  ~CurlHttpClient() override {
-    if (curl_) curl_easy_cleanup(curl_);
-  }
-  CurlHttpClient(const CurlHttpClient&) = delete;
-  CurlHttpClient& operator=(const CurlHttpClient&) = delete;
+  explicit CurlHttpClient(const HttpOptions& options) : transfer_(options) {}
 
   HttpResponse Fetch(const HttpRequest& request) override {
     HttpResponse response;
-    if (!curl_) {
-      response.status = v1::FETCH_STATUS_WORKER_FAILED;
-      response.error = "curl_easy_init failed";
-      return response;
-    }
-    std::string url = request.url;
-    for (uint32_t hop = 0;; ++hop) {
-      FetchOnce(url, request, response);
-      if (response.status != v1::FETCH_STATUS_OK || request.follow_any_redirect) return response;
-      if (response.http_status < 300 || response.http_status >= 400 || response.location.empty()) {
-        return response;
-      }
-      // Same-origin redirects are followed here; others end the fetch and
-      // the frontier decides whether the target is in scope.
-      auto from = Url::Parse(url);
-      auto to = Url::Parse(response.location);
-      if (!from.ok() || !to.ok() || from->origin_key() != to->origin_key()) return response;
-      if (hop + 1 > options_.max_redirects) {
-        response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
-        response.error = "more than " + std::to_string(options_.max_redirects) + " redirects";
-        return response;
-      }
-      v1::Redirect& redirect = response.redirects.emplace_back();
-      redirect.set_from_url(url);
-      redirect.set_status_code(response.http_status);
-      redirect.set_location(response.location);
-      to->ClearFragment();
-      url = to->href();
-    }
+    transfer_.Begin(request, &response);
+    if (!transfer_.ok()) return response;
+    do {
+      transfer_.Finish(curl_easy_perform(transfer_.curl()));
+    } while (transfer_.FollowSameOriginRedirect());
+    return response;
   }
 
  private:
-  void FetchOnce(const std::string& url, const HttpRequest& request, HttpResponse& response) {
-    response.body.clear();
-    response.headers.clear();
-    response.location.clear();
-    response.request_headers.clear();
-    response.body_truncated = false;
-    Transfer transfer;
-    transfer.curl = curl_;
-    transfer.response = &response;
-    transfer.max_body = request.max_body_bytes ? request.max_body_bytes : options_.max_body_bytes;
-    transfer.truncate = request.truncate_body;
-
-    // No curl_easy_reset between requests: the options that never change
-    // were set once (SetFixedOptions) and every per-request one is set
-    // below, each time, so nothing carries over from the last request.
-    CURL* c = curl_;
-    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, request.follow_any_redirect ? 1L : 0L);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
-    curl_easy_setopt(c, CURLOPT_DEBUGDATA, &transfer);
-    error_[0] = '\0';
-
-    const CURLcode code = curl_easy_perform(c);
-    long http = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http);
-    response.http_status = static_cast<uint32_t>(http);
-    char* effective = nullptr;
-    curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &effective);
-    response.final_url = effective ? effective : url;
-    char* ip = nullptr;
-    if (curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip) response.ip_address = ip;
-    long version = 0;
-    curl_easy_getinfo(c, CURLINFO_HTTP_VERSION, &version);
-    response.http_version = version == CURL_HTTP_VERSION_2_0 ? "HTTP/2"
-                            : version == CURL_HTTP_VERSION_1_0 ? "HTTP/1.0"
-                                                               : "HTTP/1.1";
-    response.timings.set_dns_us(Micros(c, CURLINFO_NAMELOOKUP_TIME_T));
-    response.timings.set_connect_us(Micros(c, CURLINFO_CONNECT_TIME_T));
-    response.timings.set_tls_us(Micros(c, CURLINFO_APPCONNECT_TIME_T));
-    response.timings.set_first_byte_us(Micros(c, CURLINFO_STARTTRANSFER_TIME_T));
-    response.timings.set_total_us(Micros(c, CURLINFO_TOTAL_TIME_T));
-    char* location = nullptr;
-    if (curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) {
-      response.location = location;
-    }
-    response.retry_after_ms = ParseRetryAfterMs(FindHeader(response.headers, "retry-after"));
-
-    if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && response.body_truncated)) {
-      response.status = v1::FETCH_STATUS_OK;
-      return;
-    }
-    response.error = std::string(curl_easy_strerror(code)) + (error_[0] ? ": " : "") + error_;
-    if (transfer.too_large || code == CURLE_FILESIZE_EXCEEDED) {
-      response.status = v1::FETCH_STATUS_TOO_LARGE;
-      response.error = "body larger than " + std::to_string(transfer.max_body) + " bytes";
-    } else if (code == CURLE_OPERATION_TIMEDOUT) {
-      response.status = v1::FETCH_STATUS_TIMEOUT;
-    } else if (code == CURLE_TOO_MANY_REDIRECTS) {
-      response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
-    } else if (code == CURLE_URL_MALFORMAT ||
-               (code == CURLE_UNSUPPORTED_PROTOCOL && !IsHttpUrl(url))) {
-      // CURLE_UNSUPPORTED_PROTOCOL on an http(s) URL means the server's
-      // answer was not HTTP at all ("Received HTTP/0.9"): a bad response
-      // like CURLE_WEIRD_SERVER_REPLY (network error below), not a bad URL.
-      response.status = v1::FETCH_STATUS_INVALID_URL;
-    } else {
-      response.status = v1::FETCH_STATUS_NETWORK_ERROR;
-    }
-  }
-
-  void SetFixedOptions() {
-    CURL* c = curl_;
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl decodes
-    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout_ms));
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options_.low_speed_bytes));
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
-                     static_cast<long>(std::max<int64_t>(1, options_.low_speed_ms / 1000)));
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, static_cast<long>(options_.max_redirects));
-    // A typical page in one read instead of two (the default is 16 KiB).
-    curl_easy_setopt(c, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
-    if (options_.capture_request_headers) {
-      curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, OnDebug);
-      curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);  // only feeds OnDebug
-    }
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_);
-  }
-
-  static constexpr long kReceiveBufferBytes = 64 * 1024;
-
-  const HttpOptions& options_;
-  CURL* curl_;
-  char error_[CURL_ERROR_SIZE] = {};
+  CurlTransfer transfer_;
 };
 
 }  // namespace

@@ -54,9 +54,15 @@ FetcherNode::FetcherNode(const FetcherOptions& options, zmq::context_t& context,
       codec_(MakeSenderId()),
       threads_(options.threads) {}
 
-FetcherNode::~FetcherNode() {
+FetcherNode::~FetcherNode() { StopWork(); }
+
+void FetcherNode::StopWork() {
+  // The loop first: its callbacks hand responses to the pool.
+  if (loop_) loop_->Stop();
   if (pool_) pool_->Shutdown(ThreadPool::ShutdownMode::kCancel);
 }
+
+bool FetcherNode::event_loop() const { return options_.io == "multi"; }
 
 Status FetcherNode::Start() {
   if (!MakeHtmlParser(options_.parser)) {
@@ -84,7 +90,7 @@ Status FetcherNode::Start() {
   if (Status s = writer_->Connect(); !s.ok()) return s;
 
   ThreadPoolOptions pool_options;
-  pool_options.threads = options_.threads;
+  pool_options.threads = event_loop() ? ParseThreads(options_) : options_.threads;
   pool_options.keep_alive_ms = options_.keep_alive_ms;
   pool_options.watchdog_ms = options_.watchdog_ms;
   pool_ = std::make_unique<ThreadPool>(pool_options, [this](const TaskFailure& failure) {
@@ -96,8 +102,13 @@ Status FetcherNode::Start() {
     outcome.report.set_error(failure.reason);
     outcomes_.Push(std::move(outcome));
   });
-  spdlog::info("fetcher started id={} threads={} frontier={} writer={}", codec_.sender_id(),
-               options_.threads, options_.frontier, options_.writer);
+  if (event_loop()) {
+    loop_ = std::make_unique<CurlMultiLoop>(options_.http, threads_);
+    if (Status s = loop_->Start(); !s.ok()) return s;
+  }
+  spdlog::info("fetcher started id={} io={} in_flight={} workers={} frontier={} writer={}",
+               codec_.sender_id(), options_.io, threads_, pool_options.threads, options_.frontier,
+               options_.writer);
   SayReady(*frontier_);
   SayReady(*writer_);
   return Status::Ok();
@@ -120,18 +131,52 @@ v1::Envelope FetcherNode::HeartbeatEnvelope() const {
   load->set_target_workers(threads_);
   load->set_live_workers(static_cast<uint32_t>(pool_->live_threads()));
   load->set_idle_workers(static_cast<uint32_t>(pool_->idle_threads()));
-  load->set_queued(static_cast<uint32_t>(pool_->queued()));
+  load->set_queued(static_cast<uint32_t>(pool_->queued() + (loop_ ? loop_->queued() : 0)));
   load->set_in_flight(static_cast<uint32_t>(held_.size()));
   return envelope;
 }
 
-void FetcherNode::RunItem(const v1::WorkItem& item) {
+PageProcessor& FetcherNode::ThreadProcessor() {
   if (t_processor.owner != this) {
     t_processor.owner = this;
-    t_processor.processor =
-        std::make_unique<PageProcessor>(options_, MakeCurlHttpClient(options_.http), parsers_, clock_);
+    // With the event loop the workers only parse: no HTTP client of their own.
+    t_processor.processor = std::make_unique<PageProcessor>(
+        options_, event_loop() ? nullptr : MakeCurlHttpClient(options_.http), parsers_, clock_);
   }
-  outcomes_.Push(t_processor.processor->Process(item, codec_.sender_id()));
+  return *t_processor.processor;
+}
+
+void FetcherNode::FailItem(uint64_t lease_id, std::string reason) {
+  FetchOutcome outcome;
+  outcome.lease_id = lease_id;
+  outcome.report.set_lease_id(lease_id);
+  outcome.report.set_status(v1::FETCH_STATUS_WORKER_FAILED);
+  outcome.report.set_error(std::move(reason));
+  outcomes_.Push(std::move(outcome));
+}
+
+void FetcherNode::StartItem(const v1::WorkItem& item) {
+  const std::string label = std::to_string(item.lease_id());
+  if (!loop_) {
+    // Blocking I/O: a worker fetches and then parses.
+    const bool queued = pool_->Submit(label, [this, item] {
+      outcomes_.Push(ThreadProcessor().Process(item, codec_.sender_id()));
+    });
+    if (!queued) FailItem(item.lease_id(), "worker pool refused the task");
+    return;
+  }
+  // Event loop: the loop fetches; the response goes to a worker to parse.
+  const int64_t started = clock_.NowMs();
+  const bool submitted =
+      loop_->Submit(PageProcessor::RequestFor(item), [this, item, label, started](HttpResponse response) {
+        const auto fetch_ms = static_cast<uint32_t>(clock_.NowMs() - started);
+        auto shared = std::make_shared<HttpResponse>(std::move(response));
+        const bool queued = pool_->Submit(label, [this, item, shared, fetch_ms] {
+          outcomes_.Push(ThreadProcessor().Complete(item, codec_.sender_id(), std::move(*shared), fetch_ms));
+        });
+        if (!queued) FailItem(item.lease_id(), "worker pool refused the task");
+      });
+  if (!submitted) FailItem(item.lease_id(), "fetch loop refused the request");
 }
 
 void FetcherNode::RequestWork() {
@@ -157,15 +202,7 @@ void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
         Held& held = held_[item.lease_id()];
         held.item = item;
         spdlog::debug("leased url={} lease={} attempt={}", item.url(), item.lease_id(), item.attempt());
-        const bool queued = pool_->Submit(std::to_string(item.lease_id()),
-                                          [this, item] { RunItem(item); });
-        if (!queued) {
-          FetchOutcome outcome;
-          outcome.lease_id = item.lease_id();
-          outcome.report.set_status(v1::FETCH_STATUS_WORKER_FAILED);
-          outcome.report.set_error("worker pool refused the task");
-          outcomes_.Push(std::move(outcome));
-        }
+        StartItem(item);
       }
       break;
     }
@@ -184,9 +221,12 @@ void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
       break;
     case v1::Envelope::kSetThreads: {
       const uint32_t threads = std::clamp<uint32_t>(envelope.set_threads().threads(), 1, 4096);
-      spdlog::info("resizing the worker pool from {} to {} threads", threads_, threads);
+      spdlog::info("resizing the fetch concurrency from {} to {}", threads_, threads);
       threads_ = threads;
-      pool_->Resize(threads);  // queued work is kept; credit follows the new size
+      // Queued work is kept; credit follows the new size. With the event
+      // loop the pool only parses and keeps its size (one per core).
+      if (loop_) loop_->SetMaxInFlight(threads);
+      else pool_->Resize(threads);
       break;
     }
     default:
@@ -338,12 +378,12 @@ Status FetcherNode::Run() {
     if (ShutdownSignal::Requested()) {
       spdlog::info("fetcher stopping on signal; {} URLs held go back to the frontier", held_.size());
       SayGoodbye("stopped by signal");
-      pool_->Shutdown(ThreadPool::ShutdownMode::kCancel);
+      StopWork();
       return Status::Ok();
     }
     if (shutdown_received_ && options_.exit_on_shutdown && held_.empty()) {
       SayGoodbye("crawl finished");
-      pool_->Shutdown(ThreadPool::ShutdownMode::kCancel);
+      StopWork();
       spdlog::info("fetcher done fetched={} stored={} worker_failures={}", counters_.fetched,
                    counters_.pages_stored, counters_.worker_failures);
       return Status::Ok();

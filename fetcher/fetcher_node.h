@@ -27,6 +27,7 @@
 #include "common/notifying_queue.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
+#include "fetcher/curl_multi_loop.h"
 #include "fetcher/fetcher_options.h"
 #include "fetcher/html_parser_pool.h"
 #include "fetcher/page_processor.h"
@@ -80,7 +81,13 @@ class FetcherNode {
   void Maintain();
   void SayGoodbye(const std::string& reason);
   v1::Envelope HeartbeatEnvelope() const;
-  void RunItem(const v1::WorkItem& item);
+  // Fetches and processes one leased URL, on the pool (blocking I/O) or
+  // through the event loop and then the pool.
+  void StartItem(const v1::WorkItem& item);
+  void FailItem(uint64_t lease_id, std::string reason);
+  PageProcessor& ThreadProcessor();  // the calling worker's own
+  bool event_loop() const;
+  void StopWork();
 
   const FetcherOptions& options_;
   zmq::context_t& context_;
@@ -90,13 +97,14 @@ class FetcherNode {
   std::unique_ptr<PeerLink> writer_;
   NotifyingQueue<FetchOutcome> outcomes_;
   std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<CurlMultiLoop> loop_;  // --io multi only
   // Lent to the workers for each parse (html_parser_pool.h).
   std::shared_ptr<HtmlParserPool> parsers_;
 
   std::unordered_map<uint64_t, Held> held_;  // by lease id
   std::vector<v1::FetchReport> pending_reports_;  // sent by FlushReports
   uint32_t outstanding_credit_ = 0;          // asked for, not yet received
-  uint32_t threads_ = 0;                     // pool size; an operator may change it
+  uint32_t threads_ = 0;                     // URLs fetched at once; an operator may change it
   std::string writer_sender_id_;             // changes when the writer restarts
   bool shutdown_received_ = false;
   FetcherCounters counters_;

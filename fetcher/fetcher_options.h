@@ -2,8 +2,10 @@
 // trade-off. docs/CONFIG.md lists the same keys.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <thread>
 
 #include "common/logging.h"
 #include "common/security_options.h"
@@ -34,9 +36,18 @@ struct HttpOptions {
 struct FetcherOptions {
   std::string frontier = "tcp://127.0.0.1:5570";
   std::string writer = "tcp://127.0.0.1:5571";
-  // Fetch workers. Each holds one URL at a time.
+  // How fetches run. "multi" (default): one event-loop thread drives every
+  // transfer (libcurl multi + epoll) and a pool of parse_threads workers
+  // parses; a request in flight costs a socket, not a thread.
+  // "blocking": each worker thread fetches one URL at a time and parses it.
+  // Both fetch with the same code (curl_transfer.h).
+  std::string io = "multi";
+  // URLs fetched at once: transfers in flight (multi) or worker threads
+  // (blocking). The frontier's per-host limit still applies.
   uint32_t threads = 16;
-  // Extra URLs requested beyond free workers, hiding the round trip to the
+  // Parse workers with --io multi; 0: one per core.
+  uint32_t parse_threads = 0;
+  // Extra URLs requested beyond free capacity, hiding the round trip to the
   // frontier. Larger hoards work another fetcher could do.
   uint32_t prefetch = 4;
   // Idle workers exit after this long (<0: never).
@@ -70,5 +81,11 @@ struct FetcherOptions {
   HttpOptions http;
   LoggingOptions logging;
 };
+
+// parse_threads resolved: the cores of this machine when 0.
+inline uint32_t ParseThreads(const FetcherOptions& options) {
+  if (options.parse_threads > 0) return options.parse_threads;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 }  // namespace zcrawl::fetcher

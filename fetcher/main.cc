@@ -15,9 +15,13 @@ namespace {
 void AddFlags(CLI::App& app, FetcherOptions& o) {
   app.add_option("--frontier", o.frontier, "Frontier endpoint")->capture_default_str();
   app.add_option("--writer", o.writer, "Writer endpoint")->capture_default_str();
-  app.add_option("--threads", o.threads, "Fetch workers")->capture_default_str()
-      ->check(CLI::Range(1u, 4096u));
-  app.add_option("--prefetch", o.prefetch, "URLs requested beyond free workers")
+  app.add_option("--io", o.io, "multi: one event loop fetches, workers parse; blocking: a worker per fetch")
+      ->capture_default_str()->check(CLI::IsMember({"multi", "blocking"}));
+  app.add_option("--threads", o.threads, "URLs fetched at once (blocking: worker threads)")
+      ->capture_default_str()->check(CLI::Range(1u, 4096u));
+  app.add_option("--parse-threads", o.parse_threads, "Parse workers with --io multi (0: one per core)")
+      ->capture_default_str()->check(CLI::Range(0u, 1024u));
+  app.add_option("--prefetch", o.prefetch, "URLs requested beyond free capacity")
       ->capture_default_str()->check(CLI::Range(0u, 4096u));
   app.add_option("--keep-alive-ms", o.keep_alive_ms, "Idle workers exit after this (<0: never)")
       ->capture_default_str();

@@ -48,47 +48,48 @@ PageProcessor::PageProcessor(const FetcherOptions& options, std::unique_ptr<Http
                              std::shared_ptr<HtmlParserPool> parsers, const Clock& clock)
     : options_(options), http_(std::move(http)), parsers_(std::move(parsers)), clock_(clock) {}
 
-FetchOutcome PageProcessor::FetchRobots(const v1::WorkItem& item) {
-  FetchOutcome outcome;
+HttpRequest PageProcessor::RequestFor(const v1::WorkItem& item) {
   HttpRequest request;
   request.url = item.url();
-  request.follow_any_redirect = true;
-  request.max_body_bytes = kMaxRobotsBytes;
-  request.truncate_body = true;
-  HttpResponse response = http_->Fetch(request);
-  v1::FetchReport& report = outcome.report;
-  report.set_status(response.status);
-  report.set_http_status(response.http_status);
-  report.set_error(response.error);
-  report.set_final_url(response.final_url);
-  report.set_robots_txt_found(response.status == v1::FETCH_STATUS_OK && response.http_status >= 200 &&
-                              response.http_status < 300);
-  if (report.robots_txt_found()) report.set_robots_txt(std::move(response.body));
-  return outcome;
+  if (item.robots_only()) {
+    request.follow_any_redirect = true;
+    request.max_body_bytes = kMaxRobotsBytes;
+    request.truncate_body = true;
+  }
+  return request;
 }
 
 FetchOutcome PageProcessor::Process(const v1::WorkItem& item, const std::string& sender_id) {
   const int64_t started = clock_.NowMs();
-  FetchOutcome outcome = item.robots_only() ? FetchRobots(item) : FetchOutcome{};
+  HttpResponse response = http_->Fetch(RequestFor(item));
+  return Complete(item, sender_id, std::move(response),
+                  static_cast<uint32_t>(clock_.NowMs() - started));
+}
+
+void PageProcessor::CompleteRobots(HttpResponse& response, v1::FetchReport& report) {
+  report.set_robots_txt_found(response.status == v1::FETCH_STATUS_OK && response.http_status >= 200 &&
+                              response.http_status < 300);
+  if (report.robots_txt_found()) report.set_robots_txt(std::move(response.body));
+}
+
+FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string& sender_id,
+                                     HttpResponse response, uint32_t fetch_ms) {
+  FetchOutcome outcome;
   outcome.lease_id = item.lease_id();
   v1::FetchReport& report = outcome.report;
   report.set_lease_id(item.lease_id());
   report.set_url(item.url());
-  if (item.robots_only()) {
-    report.set_fetch_ms(static_cast<uint32_t>(clock_.NowMs() - started));
-    return outcome;
-  }
-
-  HttpRequest request;
-  request.url = item.url();
-  HttpResponse response = http_->Fetch(request);
   report.set_status(response.status);
   report.set_http_status(response.http_status);
   report.set_error(response.error);
   report.set_final_url(response.final_url);
+  report.set_fetch_ms(fetch_ms);
+  if (item.robots_only()) {
+    CompleteRobots(response, report);
+    return outcome;
+  }
   report.set_retry_after_ms(response.retry_after_ms);
   report.set_body_bytes(response.body.size());
-  report.set_fetch_ms(static_cast<uint32_t>(clock_.NowMs() - started));
   if (response.status != v1::FETCH_STATUS_OK) return outcome;
   // Retryable answers are not stored: the frontier will ask again.
   if (response.http_status == 429 || response.http_status >= 500) return outcome;

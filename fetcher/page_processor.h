@@ -4,8 +4,9 @@
 // store, the page for the writer.
 //
 // Thread-safety: one processor per worker thread (it owns that thread's
-// HttpClient); parsers are borrowed from a pool the workers share, for the
-// parse only.
+// HttpClient, which may be null when an event loop does the fetching and
+// only Complete is called); parsers are borrowed from a pool the workers
+// share, for the parse only.
 #pragma once
 
 #include <memory>
@@ -32,10 +33,20 @@ class PageProcessor {
   PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
                 std::shared_ptr<HtmlParserPool> parsers, const Clock& clock);
 
+  // Fetches the item with this processor's client, then Complete.
   FetchOutcome Process(const v1::WorkItem& item, const std::string& sender_id);
 
+  // The request a work item needs: its robots.txt (any redirect followed,
+  // body cut at 500 KiB) or its page.
+  static HttpRequest RequestFor(const v1::WorkItem& item);
+  // Everything after the fetch: the report and, for a page to store, its
+  // parse. `response` answers RequestFor(item), fetched by whoever fetched
+  // it (Process, or the fetch event loop), which took fetch_ms.
+  FetchOutcome Complete(const v1::WorkItem& item, const std::string& sender_id,
+                        HttpResponse response, uint32_t fetch_ms);
+
  private:
-  FetchOutcome FetchRobots(const v1::WorkItem& item);
+  static void CompleteRobots(HttpResponse& response, v1::FetchReport& report);
   void ParseHtml(const HttpResponse& response, v1::Page& page);
 
   const FetcherOptions& options_;

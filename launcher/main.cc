@@ -40,8 +40,10 @@ void AddFlags(CLI::App& app, CrawlOptions& o) {
       ->capture_default_str();
   app.add_option("--fetchers", o.fetchers, "Fetcher processes")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
-  app.add_option("--threads", o.threads, "Workers per fetcher")->capture_default_str()
+  app.add_option("--threads", o.threads, "URLs each fetcher fetches at once")->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
+  app.add_option("--io", o.io, "Fetchers' I/O: multi (event loop) or blocking (a thread per fetch)")
+      ->capture_default_str()->check(CLI::IsMember({"multi", "blocking"}));
   app.add_option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")
       ->capture_default_str();
   app.add_option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
@@ -149,7 +151,7 @@ class Launcher {
     for (uint32_t i = 0; i < options_.fetchers; ++i) {
       std::vector<std::string> fetcher_args = {
           bin + "/zcrawl-fetcher", "--frontier", frontier_endpoint, "--writer", writer_endpoint,
-          "--threads", std::to_string(options_.threads), "--parser", options_.parser,
+          "--threads", std::to_string(options_.threads), "--io", options_.io, "--parser", options_.parser,
           "--log-level", options_.log_level};
       if (options_.log_json) fetcher_args.push_back("--log-json");
       // Work no output needs is skipped: text feeds jsonl and exec sinks,

@@ -1,6 +1,9 @@
-// End-to-end tests of PageProcessor with the real libcurl client against a
-// loopback TestHttpServer: what a fetch of each kind of HTTP answer reports,
-// what it stores, and what the frontier's CrawlScheduler does with the report.
+// End-to-end tests of PageProcessor with real libcurl against a loopback
+// TestHttpServer: what a fetch of each kind of HTTP answer reports, what it
+// stores, and what the frontier's CrawlScheduler does with the report.
+// Every test runs twice, once per way the fetcher drives libcurl: the
+// blocking client (--io blocking) and the event loop (--io multi), which
+// must fetch alike.
 #include "fetcher/page_processor.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +13,7 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "fetcher/charset.h"
+#include "fetcher/curl_multi_loop.h"
 #include "frontier/crawl_scheduler.h"
 #include "tests/support/test_http_server.h"
 
@@ -90,7 +95,27 @@ uint16_t UnusedPort() {
   return ntohs(addr.sin_port);
 }
 
-class PageProcessorTest : public ::testing::Test {
+// Fetches through a CurlMultiLoop and waits for the answer: the event loop
+// seen through the blocking client's interface.
+class LoopHttpClient final : public HttpClient {
+ public:
+  explicit LoopHttpClient(const HttpOptions& options) : loop_(options, 8) {
+    if (!loop_.Start().ok()) throw std::runtime_error("fetch loop did not start");
+  }
+  HttpResponse Fetch(const HttpRequest& request) override {
+    std::promise<HttpResponse> answer;
+    auto future = answer.get_future();
+    if (!loop_.Submit(request, [&answer](HttpResponse r) { answer.set_value(std::move(r)); })) {
+      throw std::runtime_error("fetch loop refused the request");
+    }
+    return future.get();
+  }
+
+ private:
+  CurlMultiLoop loop_;
+};
+
+class PageProcessorTest : public ::testing::TestWithParam<std::string> {
  protected:
   PageProcessorTest() {
     // Generous for loopback on a loaded machine, but far below the defaults
@@ -127,7 +152,10 @@ class PageProcessorTest : public ::testing::Test {
 
   PageProcessor& Processor() {
     if (!processor_) {
-      processor_ = std::make_unique<PageProcessor>(options_, MakeCurlHttpClient(options_.http),
+      std::unique_ptr<HttpClient> http;
+      if (GetParam() == "multi") http = std::make_unique<LoopHttpClient>(options_.http);
+      else http = MakeCurlHttpClient(options_.http);
+      processor_ = std::make_unique<PageProcessor>(options_, std::move(http),
                                                    std::make_shared<HtmlParserPool>([] { return MakeHtmlParser("gumbo"); }),
                                                    RealClock::Get());
     }
@@ -191,7 +219,7 @@ class PageProcessorTest : public ::testing::Test {
 
 // --- Redirects -------------------------------------------------------------
 
-TEST_F(PageProcessorTest, FollowsSameOriginRedirectChainAndRecordsIt) {
+TEST_P(PageProcessorTest, FollowsSameOriginRedirectChainAndRecordsIt) {
   Route("/start", Redirect(301, "/middle"));
   StartServer();
   Route("/middle", Redirect(302, At("/new/page.html")));
@@ -233,7 +261,7 @@ TEST_F(PageProcessorTest, FollowsSameOriginRedirectChainAndRecordsIt) {
   EXPECT_TRUE(Scheduler().Drained());
 }
 
-TEST_F(PageProcessorTest, RedirectLoopEndsWithRedirectLimit) {
+TEST_P(PageProcessorTest, RedirectLoopEndsWithRedirectLimit) {
   Route("/loop", Redirect(302, "/loop"));
   StartServer();
 
@@ -255,7 +283,7 @@ TEST_F(PageProcessorTest, RedirectLoopEndsWithRedirectLimit) {
   EXPECT_TRUE(Scheduler().Drained());
 }
 
-TEST_F(PageProcessorTest, CrossOriginRedirectIsNotFollowedButBecomesALink) {
+TEST_P(PageProcessorTest, CrossOriginRedirectIsNotFollowedButBecomesALink) {
   // Like the body Apache sends with a redirect: it links to the target too.
   TestResponse moved = Redirect(301, "http://other.example/landing?q=1#top");
   moved.body = "<title>Moved</title><p>The document has moved "
@@ -285,7 +313,7 @@ TEST_F(PageProcessorTest, CrossOriginRedirectIsNotFollowedButBecomesALink) {
   EXPECT_EQ(Scheduler().counts().done, 1u);
 }
 
-TEST_F(PageProcessorTest, CrossOriginRedirectToAnotherSchemeIsNotALink) {
+TEST_P(PageProcessorTest, CrossOriginRedirectToAnotherSchemeIsNotALink) {
   Route("/ftp", Redirect(302, "ftp://files.example/pub/"));
   StartServer();
 
@@ -298,7 +326,7 @@ TEST_F(PageProcessorTest, CrossOriginRedirectToAnotherSchemeIsNotALink) {
   EXPECT_EQ(outcome.page->links_size(), 0);
 }
 
-TEST_F(PageProcessorTest, RedirectToARawNonAsciiLocationStillMakesAValidPage) {
+TEST_P(PageProcessorTest, RedirectToARawNonAsciiLocationStillMakesAValidPage) {
   Route("/old", Redirect(301, "/caf\xe9 menu"));
   StartServer();
 
@@ -323,7 +351,7 @@ TEST_F(PageProcessorTest, RedirectToARawNonAsciiLocationStillMakesAValidPage) {
 
 // --- Bodies: encoding and size ----------------------------------------------
 
-TEST_F(PageProcessorTest, GzipEncodedBodyIsDecoded) {
+TEST_P(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   std::string html = "<title>Zipped</title><p>";
   for (int i = 0; i < 200; ++i) html += "compressible words ";
   html += "</p><a href='/next'>n</a>";
@@ -348,7 +376,7 @@ TEST_F(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   EXPECT_NE(requests[0].headers.at("accept-encoding").find("gzip"), std::string::npos);
 }
 
-TEST_F(PageProcessorTest, BodyOfExactlyMaxBodyBytesIsKept) {
+TEST_P(PageProcessorTest, BodyOfExactlyMaxBodyBytesIsKept) {
   options_.http.max_body_bytes = 64 * 1024;
   TestResponse file;
   file.headers = {{"Content-Type", "text/plain"}};
@@ -364,7 +392,7 @@ TEST_F(PageProcessorTest, BodyOfExactlyMaxBodyBytesIsKept) {
   EXPECT_FALSE(outcome.page->body_truncated());
 }
 
-TEST_F(PageProcessorTest, BodyOverMaxBodyBytesIsTooLargeAndFinal) {
+TEST_P(PageProcessorTest, BodyOverMaxBodyBytesIsTooLargeAndFinal) {
   options_.http.max_body_bytes = 64 * 1024;
   Route("/big.html", Html("<title>big</title>" + std::string(200 * 1024, 'a')));
   StartServer();
@@ -384,7 +412,7 @@ TEST_F(PageProcessorTest, BodyOverMaxBodyBytesIsTooLargeAndFinal) {
   EXPECT_TRUE(Scheduler().Drained());
 }
 
-TEST_F(PageProcessorTest, GzipBombIsTooLargeByItsDecodedSize) {
+TEST_P(PageProcessorTest, GzipBombIsTooLargeByItsDecodedSize) {
   options_.http.max_body_bytes = 1 << 20;
   const std::string huge(64u << 20, ' ');  // 64 MiB of spaces
   TestResponse bomb = Html(Gzip("<html><body>" + huge));
@@ -405,7 +433,7 @@ TEST_F(PageProcessorTest, GzipBombIsTooLargeByItsDecodedSize) {
 
 // --- Broken and slow servers ------------------------------------------------
 
-TEST_F(PageProcessorTest, SlowDripServerHitsTheLowSpeedTimeout) {
+TEST_P(PageProcessorTest, SlowDripServerHitsTheLowSpeedTimeout) {
   options_.http.low_speed_bytes = 1000;
   options_.http.low_speed_ms = 1000;
   TestResponse slow = Html(std::string(2000, 'z'));
@@ -430,7 +458,7 @@ TEST_F(PageProcessorTest, SlowDripServerHitsTheLowSpeedTimeout) {
   EXPECT_EQ(Scheduler().counts().failed, 0u);
 }
 
-TEST_F(PageProcessorTest, ServerClosingMidBodyIsARetryableNetworkError) {
+TEST_P(PageProcessorTest, ServerClosingMidBodyIsARetryableNetworkError) {
   TestResponse cut = Html("<title>cut</title>" + std::string(10000, 'c'));
   cut.close_mid_body = true;
   Route("/cut", cut);
@@ -466,7 +494,7 @@ TEST_F(PageProcessorTest, ServerClosingMidBodyIsARetryableNetworkError) {
   EXPECT_TRUE(Scheduler().Drained());
 }
 
-TEST_F(PageProcessorTest, LyingContentLengthIsANetworkErrorAndTheClientRecovers) {
+TEST_P(PageProcessorTest, LyingContentLengthIsANetworkErrorAndTheClientRecovers) {
   TestResponse liar = Html("<title>short</title>");
   liar.content_length_lies = true;
   Route("/liar", liar);
@@ -485,7 +513,7 @@ TEST_F(PageProcessorTest, LyingContentLengthIsANetworkErrorAndTheClientRecovers)
   EXPECT_EQ(next.page->title(), "fine");
 }
 
-TEST_F(PageProcessorTest, ConnectionRefusedIsARetryableNetworkError) {
+TEST_P(PageProcessorTest, ConnectionRefusedIsARetryableNetworkError) {
   const std::string url = "http://127.0.0.1:" + std::to_string(UnusedPort()) + "/";
   Scheduler().Enqueue(url, url.substr(0, url.size() - 1), 0);
   std::vector<v1::WorkItem> items = Scheduler().Lease("fetcher-1", 1);
@@ -504,7 +532,7 @@ TEST_F(PageProcessorTest, ConnectionRefusedIsARetryableNetworkError) {
 
 // --- Status codes -------------------------------------------------------------
 
-TEST_F(PageProcessorTest, TooManyRequestsPassesRetryAfterToTheScheduler) {
+TEST_P(PageProcessorTest, TooManyRequestsPassesRetryAfterToTheScheduler) {
   TestResponse busy = Html("slow down", 429);
   busy.headers = {{"Retry-After", "2"}};
   Route("/busy", busy);
@@ -532,7 +560,7 @@ TEST_F(PageProcessorTest, TooManyRequestsPassesRetryAfterToTheScheduler) {
   EXPECT_EQ(again[0].attempt(), 2u);
 }
 
-TEST_F(PageProcessorTest, AbsurdRetryAfterIsCappedAtAnHour) {
+TEST_P(PageProcessorTest, AbsurdRetryAfterIsCappedAtAnHour) {
   TestResponse seven_digits = Html("later", 503);
   seven_digits.headers = {{"Retry-After", "5000000"}};
   Route("/seven", seven_digits);
@@ -545,7 +573,7 @@ TEST_F(PageProcessorTest, AbsurdRetryAfterIsCappedAtAnHour) {
   EXPECT_EQ(Fetch(At("/eight")).report.retry_after_ms(), 3600u * 1000);
 }
 
-TEST_F(PageProcessorTest, ServiceUnavailableIsRetriedAndNotStored) {
+TEST_P(PageProcessorTest, ServiceUnavailableIsRetriedAndNotStored) {
   Route("/down", Html("<title>maintenance</title><a href='/x'>x</a>", 503));
   StartServer();
 
@@ -566,7 +594,7 @@ TEST_F(PageProcessorTest, ServiceUnavailableIsRetriedAndNotStored) {
   EXPECT_EQ(Scheduler().NextEventMs(), completed_at + 1000);
 }
 
-TEST_F(PageProcessorTest, NotFoundIsStoredWithItsStatusAndIsFinal) {
+TEST_P(PageProcessorTest, NotFoundIsStoredWithItsStatusAndIsFinal) {
   Route("/gone", Html("<title>Not here</title><a href='/home'>home</a>", 404));
   StartServer();
 
@@ -590,7 +618,7 @@ TEST_F(PageProcessorTest, NotFoundIsStoredWithItsStatusAndIsFinal) {
 
 // --- robots.txt ---------------------------------------------------------------
 
-TEST_F(PageProcessorTest, RobotsOnlyItemReturnsTheBodyAndTheSchedulerObeysIt) {
+TEST_P(PageProcessorTest, RobotsOnlyItemReturnsTheBodyAndTheSchedulerObeysIt) {
   const std::string robots = "User-agent: *\nDisallow: /private\n";
   TestResponse file;
   file.headers = {{"Content-Type", "text/plain"}};
@@ -622,7 +650,7 @@ TEST_F(PageProcessorTest, RobotsOnlyItemReturnsTheBodyAndTheSchedulerObeysIt) {
   EXPECT_EQ(FailuresFor("robots_disallowed"), 1u);
 }
 
-TEST_F(PageProcessorTest, MissingRobotsTxtIsNotFoundAndAllowsAll) {
+TEST_P(PageProcessorTest, MissingRobotsTxtIsNotFoundAndAllowsAll) {
   StartServer();  // every path is 404
   scheduler_options_.obey_robots = true;
   Scheduler().Enqueue(At("/private/page"), server_->origin(), 0);
@@ -644,7 +672,7 @@ TEST_F(PageProcessorTest, MissingRobotsTxtIsNotFoundAndAllowsAll) {
   EXPECT_EQ(items[0].url(), At("/private/page"));
 }
 
-TEST_F(PageProcessorTest, RobotsTxtRedirectIsFollowed) {
+TEST_P(PageProcessorTest, RobotsTxtRedirectIsFollowed) {
   Route("/robots.txt", Redirect(301, "/real-robots.txt"));
   StartServer();
   TestResponse file;
@@ -663,7 +691,7 @@ TEST_F(PageProcessorTest, RobotsTxtRedirectIsFollowed) {
 
 // --- HTML content ---------------------------------------------------------------
 
-TEST_F(PageProcessorTest, NofollowComesFromRelAndFromMetaRobots) {
+TEST_P(PageProcessorTest, NofollowComesFromRelAndFromMetaRobots) {
   Route("/rel", Html("<a href='/a' rel='nofollow'>a</a><a href='/b'>b</a>"
                      "<a href='/c' rel='external NoFollow'>c</a>"));
   Route("/meta", Html("<head><meta name='robots' content='noindex, nofollow'></head>"
@@ -681,7 +709,7 @@ TEST_F(PageProcessorTest, NofollowComesFromRelAndFromMetaRobots) {
   EXPECT_EQ(NofollowFlags(meta.report.links()), (std::vector<bool>{true, true}));
 }
 
-TEST_F(PageProcessorTest, IgnoreNofollowClearsTheFlags) {
+TEST_P(PageProcessorTest, IgnoreNofollowClearsTheFlags) {
   options_.ignore_nofollow = true;
   Route("/meta", Html("<meta name='robots' content='nofollow'>"
                       "<a href='/a' rel='nofollow'>a</a><a href='/b'>b</a>"));
@@ -692,7 +720,7 @@ TEST_F(PageProcessorTest, IgnoreNofollowClearsTheFlags) {
   EXPECT_EQ(NofollowFlags(outcome.report.links()), (std::vector<bool>{false, false}));
 }
 
-TEST_F(PageProcessorTest, BaseHrefResolvesRelativeLinks) {
+TEST_P(PageProcessorTest, BaseHrefResolvesRelativeLinks) {
   Route("/dir/page.html",
         Html("<head><base href='/other/base/'></head><body>"
              "<a href='x.html'>x</a><a href='../up.html'>up</a><a href='#frag'>self</a>"
@@ -708,7 +736,7 @@ TEST_F(PageProcessorTest, BaseHrefResolvesRelativeLinks) {
                                       At("/other/base/"), "http://proto.example/p"}));
 }
 
-TEST_F(PageProcessorTest, NonHtmlFileIsStoredButNotParsed) {
+TEST_P(PageProcessorTest, NonHtmlFileIsStoredButNotParsed) {
   TestResponse pdf;
   pdf.headers = {{"Content-Type", "application/pdf"}};
   static constexpr char kPdf[] = "%PDF-1.4\n<title>x</title><a href='/not-a-link'>\0\xff";
@@ -734,7 +762,7 @@ TEST_F(PageProcessorTest, NonHtmlFileIsStoredButNotParsed) {
   EXPECT_TRUE(completion.follow_links);
 }
 
-TEST_F(PageProcessorTest, NonHtmlFileIsSkippedWhenNotStored) {
+TEST_P(PageProcessorTest, NonHtmlFileIsSkippedWhenNotStored) {
   options_.store_non_html = false;
   TestResponse pdf;
   pdf.headers = {{"Content-Type", "Application/PDF; version=1.4"}};
@@ -754,7 +782,7 @@ TEST_F(PageProcessorTest, NonHtmlFileIsSkippedWhenNotStored) {
   EXPECT_EQ(Scheduler().counts().retried, 0u);
 }
 
-TEST_F(PageProcessorTest, InvalidUtf8AndNulBytesGiveValidUtf8Text) {
+TEST_P(PageProcessorTest, InvalidUtf8AndNulBytesGiveValidUtf8Text) {
   static constexpr char kBody[] =
       "<title>bad \xff\xfe title\0!</title><p>caf\xc3 ok \0 end \xed\xa0\x80</p>"
       "<a href='/next'>n\0n</a>";
@@ -782,7 +810,7 @@ TEST_F(PageProcessorTest, InvalidUtf8AndNulBytesGiveValidUtf8Text) {
   EXPECT_TRUE(parsed.ParseFromString(wire));
 }
 
-TEST_F(PageProcessorTest, NonUtf8HeaderValuesStillMakeAValidPage) {
+TEST_P(PageProcessorTest, NonUtf8HeaderValuesStillMakeAValidPage) {
   TestResponse response = Html("<title>t</title>");
   response.headers = {{"X-Note", "caf\xe9 cr\xe8me"}, {"Content-Type", "text/html"}};
   Route("/latin1-header", response);
@@ -804,7 +832,7 @@ TEST_F(PageProcessorTest, NonUtf8HeaderValuesStillMakeAValidPage) {
   EXPECT_TRUE(parsed.ParseFromString(wire)) << "a proto3 string field must hold UTF-8";
 }
 
-TEST_F(PageProcessorTest, Windows1252DeclaredByMetaIsDecodedToUtf8) {
+TEST_P(PageProcessorTest, Windows1252DeclaredByMetaIsDecodedToUtf8) {
   TestResponse response;
   response.headers = {{"Content-Type", "text/html"}};  // no charset parameter
   response.body =
@@ -822,7 +850,7 @@ TEST_F(PageProcessorTest, Windows1252DeclaredByMetaIsDecodedToUtf8) {
   EXPECT_EQ(outcome.page->body(), response.body) << "the body is stored as sent";
 }
 
-TEST_F(PageProcessorTest, CharsetFromTheContentTypeHeaderIsUsed) {
+TEST_P(PageProcessorTest, CharsetFromTheContentTypeHeaderIsUsed) {
   TestResponse response;
   response.headers = {{"Content-Type", "text/html; charset=windows-1251"}};
   response.body = "<title>\xcf\xf0\xe8\xe2\xe5\xf2</title><p>\xcf\xf0\xe8\xe2\xe5\xf2</p>";
@@ -841,7 +869,7 @@ TEST_F(PageProcessorTest, CharsetFromTheContentTypeHeaderIsUsed) {
       << "headers are stored whole";
 }
 
-TEST_F(PageProcessorTest, MetaCharsetIsUsedWhenTheHeaderHasNone) {
+TEST_P(PageProcessorTest, MetaCharsetIsUsedWhenTheHeaderHasNone) {
   TestResponse response;
   response.headers = {{"Content-Type", "text/html"}};
   // "Привет" in windows-1251; read as windows-1252 it would be "Ïðèâåò".
@@ -859,7 +887,7 @@ TEST_F(PageProcessorTest, MetaCharsetIsUsedWhenTheHeaderHasNone) {
 
 // --- What the page records about the exchange -------------------------------------
 
-TEST_F(PageProcessorTest, PageRecordsTheExchange) {
+TEST_P(PageProcessorTest, PageRecordsTheExchange) {
   Route("/p?x=1", Html("<title>p</title>"));
   StartServer();
 
@@ -884,6 +912,9 @@ TEST_F(PageProcessorTest, PageRecordsTheExchange) {
       << page.request_headers();
   EXPECT_TRUE(page.request_headers().ends_with("\r\n\r\n")) << page.request_headers();
 }
+
+INSTANTIATE_TEST_SUITE_P(Io, PageProcessorTest, ::testing::Values("blocking", "multi"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace zcrawl::fetcher

@@ -180,8 +180,12 @@ namespace zcrawl::testing {
 namespace {
 
 // Not the fixture: a real fetcher would fetch the fixture's seed.
-TEST(StatusToolControlTest, SetThreadsResizesARealFetchersPoolWhileItRuns) {
-  const std::string dir_ = MakeTempDir("status-resize");
+// --set-threads changes how many URLs a fetcher works on at once: its
+// worker pool with blocking I/O, its transfers in flight with the event loop.
+class StatusToolControlTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StatusToolControlTest, SetThreadsResizesARealFetcherWhileItRuns) {
+  const std::string dir_ = MakeTempDir("status-resize-" + GetParam());
   const std::string endpoint_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   TestProcess frontier;
   // Port 9 on loopback refuses connections: the fetcher has nothing to do.
@@ -196,7 +200,7 @@ TEST(StatusToolControlTest, SetThreadsResizesARealFetchersPoolWhileItRuns) {
   TestProcess fetcher;
   fetcher.Start({BinDir() + "/zcrawl-fetcher", "--frontier", endpoint_, "--writer",
                  "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort()), "--threads", "2",
-                 "--heartbeat-ms", "100"},
+                 "--io", GetParam(), "--heartbeat-ms", "100"},
                 dir_ + "/fetcher.log");
   auto target_workers = [&]() -> int {
     ToolRun run = StatusWhenUp({"--json"});
@@ -219,12 +223,15 @@ TEST(StatusToolControlTest, SetThreadsResizesARealFetchersPoolWhileItRuns) {
     if (after != 7) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(after, 7) << ReadFile(dir_ + "/fetcher.log");
-  EXPECT_NE(ReadFile(dir_ + "/fetcher.log").find("resizing the worker pool from 2 to 7"), std::string::npos);
+  EXPECT_NE(ReadFile(dir_ + "/fetcher.log").find("resizing the fetch concurrency from 2 to 7"), std::string::npos);
   fetcher.Signal(SIGTERM);
   EXPECT_EQ(fetcher.Wait(10000).value_or(-1), 0);
   frontier.Signal(SIGTERM);
   EXPECT_EQ(frontier.Wait(10000).value_or(-1), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Io, StatusToolControlTest, ::testing::Values("blocking", "multi"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace zcrawl::testing

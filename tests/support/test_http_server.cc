@@ -104,6 +104,7 @@ void TestHttpServer::AcceptLoop() {
       break;
     }
     connection_fds_.push_back(fd);
+    ++connections_accepted_;
     connection_threads_.emplace_back([this, fd] { ServeConnection(fd); });
   }
 }

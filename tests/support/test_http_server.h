@@ -70,6 +70,9 @@ class TestHttpServer {
   std::string origin() const;
 
   uint64_t total_requests() const { return total_requests_.load(); }
+  // TCP connections accepted so far (keep-alive reuse shows as fewer
+  // connections than requests).
+  uint64_t connections_accepted() const { return connections_accepted_.load(); }
   uint64_t requests_for(const std::string& target) const;
   std::map<std::string, uint64_t> request_counts() const;
   // Most requests in progress at once, each counted from its arrival until
@@ -95,6 +98,7 @@ class TestHttpServer {
   std::vector<int> connection_fds_;              // guarded by mutex_
   std::map<std::string, uint64_t> counts_;       // guarded by mutex_
   std::atomic<uint64_t> total_requests_{0};
+  std::atomic<uint64_t> connections_accepted_{0};
   std::atomic<int> in_progress_{0};
   std::atomic<int> peak_in_progress_{0};
   std::atomic<int64_t> last_request_ms_{0};

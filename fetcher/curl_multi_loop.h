@@ -1,0 +1,84 @@
+// CurlMultiLoop: many HTTP requests in flight on one thread, the fetcher's
+// event-loop way to fetch (`--io multi`, the default).
+//
+// With blocking fetches (`--io blocking`) every request in flight needs a
+// worker thread parked in poll(); 256 requests cost 256 threads, their
+// stacks and a context switch per response. Here one thread drives every
+// transfer through libcurl's multi interface in its socket-action form:
+// libcurl says which sockets it waits on, an epoll set watches them, and
+// only the sockets that are ready are serviced, so a wake-up costs the
+// transfers that have data, not all of them. Connections are kept alive
+// in the multi handle's shared cache and reused across transfers.
+//
+// Each request is a CurlTransfer (curl_transfer.h), the same code the
+// blocking client runs, so both ways fetch byte for byte alike, same-origin
+// redirects included. At most max_in_flight transfers run at once; more
+// requests wait in order. The `done` callback runs on the loop's thread
+// once a response is final: it should hand the response on (to the parse
+// pool) and return quickly, since every transfer waits while it runs.
+//
+// Thread-safety: Submit, SetMaxInFlight and the counts may be called from
+// any thread. Stop (and the destructor) joins the loop; requests not yet
+// finished are dropped without their callback, and no callback runs after
+// Stop returns.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "common/status.h"
+#include "fetcher/fetcher_options.h"
+#include "fetcher/http_client.h"
+
+namespace zcrawl::fetcher {
+
+class CurlMultiLoop {
+ public:
+  using Done = std::function<void(HttpResponse)>;
+
+  CurlMultiLoop(const HttpOptions& options, size_t max_in_flight);
+  ~CurlMultiLoop();
+  CurlMultiLoop(const CurlMultiLoop&) = delete;
+  CurlMultiLoop& operator=(const CurlMultiLoop&) = delete;
+
+  // Makes the multi handle, the epoll set and the wake-up, and starts the
+  // thread.
+  Status Start();
+  // Queues a request. False (and `done` dropped) once stopping or when
+  // Start did not succeed.
+  bool Submit(HttpRequest request, Done done);
+  // Transfers allowed at once (0 is treated as 1); takes effect at the
+  // next turn of the loop, and running transfers are never cut short.
+  void SetMaxInFlight(size_t max_in_flight);
+  void Stop();
+
+  size_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
+  size_t queued() const { return queued_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Job;
+  class Engine;  // the loop thread's state: multi handle, epoll, transfers
+
+  void Wake();
+
+  const HttpOptions& options_;
+  std::unique_ptr<Engine> engine_;
+  std::thread thread_;
+  int wake_fd_ = -1;  // eventfd: Submit/Stop -> loop
+
+  mutable std::mutex mu_;
+  std::deque<std::unique_ptr<Job>> incoming_;  // guarded by mu_
+  size_t max_in_flight_;                       // guarded by mu_
+  bool stopping_ = false;                      // guarded by mu_
+  bool started_ = false;                       // guarded by mu_
+
+  std::atomic<size_t> in_flight_{0};
+  std::atomic<size_t> queued_{0};
+};
+
+}  // namespace zcrawl::fetcher

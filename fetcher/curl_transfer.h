@@ -1,0 +1,66 @@
+// CurlTransfer: a libcurl easy handle and the HTTP exchange running on it,
+// the part both ways of driving libcurl share: the blocking client
+// (curl_http_client.cc, one transfer per worker thread, curl_easy_perform)
+// and the event loop (curl_multi_loop.h, many transfers on one curl_multi).
+//
+// A transfer is reused request after request, so the handle's settings that
+// never change are made once. For each request the driver calls Begin, runs
+// the handle, calls Finish with libcurl's result, and then
+// FollowSameOriginRedirect: if that returns true the handle is set up for
+// the next hop and must be run again; otherwise the response is final.
+// The response being filled must outlive the request.
+//
+// Thread-safety: a transfer belongs to one thread at a time.
+#pragma once
+
+#include <curl/curl.h>
+
+#include <cstdint>
+#include <string>
+
+#include "fetcher/fetcher_options.h"
+#include "fetcher/http_client.h"
+
+namespace zcrawl::fetcher {
+
+class CurlTransfer {
+ public:
+  explicit CurlTransfer(const HttpOptions& options);
+  ~CurlTransfer();
+  CurlTransfer(const CurlTransfer&) = delete;
+  CurlTransfer& operator=(const CurlTransfer&) = delete;
+
+  // False when libcurl could not make a handle; the transfer is unusable.
+  bool ok() const { return curl_ != nullptr; }
+  CURL* curl() const { return curl_; }
+
+  // Starts a request: sets every per-request option, so nothing carries
+  // over from the last request on this handle.
+  void Begin(const HttpRequest& request, HttpResponse* response);
+  // Reads the outcome of the hop that ended with `code` into the response.
+  void Finish(CURLcode code);
+  // After Finish: true when a same-origin redirect is to be followed; the
+  // redirect is recorded and the handle set up for the next hop. False when
+  // the response is final (past max_redirects it becomes REDIRECT_LIMIT).
+  // Cross-origin redirects end the fetch: the frontier judges the target.
+  bool FollowSameOriginRedirect();
+
+ private:
+  void BeginHop(const std::string& url);
+  void SetFixedOptions();
+  static size_t OnBody(char* data, size_t size, size_t count, void* user);
+  static size_t OnHeader(char* data, size_t size, size_t count, void* user);
+  static int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user);
+
+  const HttpOptions& options_;
+  CURL* curl_;
+  HttpRequest request_;
+  HttpResponse* response_ = nullptr;
+  std::string url_;     // of the current hop
+  uint32_t hops_ = 0;   // same-origin redirects followed for this request
+  uint64_t max_body_ = 0;
+  bool too_large_ = false;
+  char error_[CURL_ERROR_SIZE] = {};
+};
+
+}  // namespace zcrawl::fetcher

@@ -1,0 +1,192 @@
+// CurlMultiLoop tests against a loopback TestHttpServer: many transfers in
+// flight on the loop's one thread, never more than allowed, each answer
+// given to its own request, connections reused, and Stop dropping what is
+// unfinished without calling back. (How each kind of HTTP answer is read is
+// tested through both drivers in page_processor_test.)
+#include "fetcher/curl_multi_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "tests/support/test_http_server.h"
+
+namespace zcrawl::fetcher {
+namespace {
+
+using ::zcrawl::testing::TestHttpServer;
+using ::zcrawl::testing::TestRequest;
+using ::zcrawl::testing::TestResponse;
+
+// Collects the answers the loop hands back, by URL.
+class Answers {
+ public:
+  CurlMultiLoop::Done For(const std::string& url) {
+    return [this, url](HttpResponse response) {
+      std::lock_guard lock(mu_);
+      by_url_[url] = std::move(response);
+      ++calls_;
+      changed_.notify_all();
+    };
+  }
+  bool WaitFor(size_t count, std::chrono::seconds limit = std::chrono::seconds(20)) {
+    std::unique_lock lock(mu_);
+    return changed_.wait_for(lock, limit, [&] { return calls_ >= count; });
+  }
+  size_t calls() const {
+    std::lock_guard lock(mu_);
+    return calls_;
+  }
+  HttpResponse Of(const std::string& url) const {
+    std::lock_guard lock(mu_);
+    auto it = by_url_.find(url);
+    return it == by_url_.end() ? HttpResponse{} : it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<std::string, HttpResponse> by_url_;
+  size_t calls_ = 0;
+};
+
+// Each path answers with its own name as the body, after delay_ms.
+TestHttpServer EchoServer(int delay_ms) {
+  return TestHttpServer("127.0.0.1", [delay_ms](const TestRequest& request) {
+    TestResponse response;
+    response.body = "body of " + request.target;
+    response.delay_ms = delay_ms;
+    return response;
+  });
+}
+
+HttpOptions TestHttpOptions() {
+  HttpOptions options;
+  options.connect_timeout_ms = 2000;
+  options.total_timeout_ms = 20000;
+  return options;
+}
+
+HttpRequest Get(const std::string& url) {
+  HttpRequest request;
+  request.url = url;
+  return request;
+}
+
+TEST(CurlMultiLoopTest, AllowedTransfersRunAtOnceOnOneThreadEachWithItsOwnAnswer) {
+  TestHttpServer server = EchoServer(300);
+  server.Start();
+  const HttpOptions options = TestHttpOptions();
+  CurlMultiLoop loop(options, 32);
+  ASSERT_TRUE(loop.Start().ok());
+  Answers answers;
+  for (int i = 0; i < 32; ++i) {
+    const std::string url = server.origin() + "/p" + std::to_string(i);
+    ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
+  }
+  ASSERT_TRUE(answers.WaitFor(32));
+  // Every request was in progress at the server at the same moment.
+  EXPECT_EQ(server.peak_in_progress(), 32);
+  for (int i = 0; i < 32; ++i) {
+    const std::string url = server.origin() + "/p" + std::to_string(i);
+    const HttpResponse r = answers.Of(url);
+    EXPECT_EQ(r.status, v1::FETCH_STATUS_OK) << url << " " << r.error;
+    EXPECT_EQ(r.http_status, 200u);
+    EXPECT_EQ(r.body, "body of /p" + std::to_string(i));
+    EXPECT_EQ(r.final_url, url);
+  }
+  EXPECT_EQ(loop.in_flight(), 0u);
+}
+
+TEST(CurlMultiLoopTest, NeverMoreThanMaxInFlightAndTheRestWaitsItsTurn) {
+  TestHttpServer server = EchoServer(100);
+  server.Start();
+  const HttpOptions options = TestHttpOptions();
+  CurlMultiLoop loop(options, 1);
+  ASSERT_TRUE(loop.Start().ok());
+  loop.SetMaxInFlight(3);
+  Answers answers;
+  for (int i = 0; i < 12; ++i) {
+    const std::string url = server.origin() + "/q" + std::to_string(i);
+    ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
+  }
+  ASSERT_TRUE(answers.WaitFor(12));
+  EXPECT_EQ(server.peak_in_progress(), 3);
+  EXPECT_EQ(server.total_requests(), 12u);
+  EXPECT_EQ(answers.Of(server.origin() + "/q11").body, "body of /q11");
+}
+
+TEST(CurlMultiLoopTest, KeepAliveConnectionsAreReusedAcrossTransfers) {
+  TestHttpServer server = EchoServer(0);
+  server.Start();
+  const HttpOptions options = TestHttpOptions();
+  CurlMultiLoop loop(options, 2);
+  ASSERT_TRUE(loop.Start().ok());
+  Answers answers;
+  for (int i = 0; i < 40; ++i) {
+    const std::string url = server.origin() + "/k" + std::to_string(i);
+    ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
+  }
+  ASSERT_TRUE(answers.WaitFor(40));
+  EXPECT_EQ(server.total_requests(), 40u);
+  // Two at a time need two connections; a few more if a request started
+  // while a finished one's connection was still being returned.
+  EXPECT_LE(server.connections_accepted(), 4u);
+}
+
+TEST(CurlMultiLoopTest, StopDropsUnfinishedTransfersWithoutCallingBack) {
+  TestHttpServer server("127.0.0.1", [](const TestRequest&) {
+    TestResponse response;
+    response.endless_chunk_bytes = 64;
+    response.endless_chunk_interval_ms = 20;
+    return response;
+  });
+  server.Start();
+  const HttpOptions options = TestHttpOptions();
+  Answers answers;
+  {
+    CurlMultiLoop loop(options, 4);
+    ASSERT_TRUE(loop.Start().ok());
+    for (int i = 0; i < 3; ++i) {
+      const std::string url = server.origin() + "/endless" + std::to_string(i);
+      ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
+    }
+    for (int i = 0; i < 200 && server.total_requests() < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_EQ(server.total_requests(), 3u);
+    EXPECT_EQ(loop.in_flight(), 3u);
+    loop.Stop();
+    EXPECT_FALSE(loop.Submit(Get(server.origin() + "/late"), answers.For("late")));
+  }
+  EXPECT_EQ(answers.calls(), 0u);
+}
+
+TEST(CurlMultiLoopTest, RefusedConnectionIsAnsweredAsANetworkError) {
+  const HttpOptions options = TestHttpOptions();
+  CurlMultiLoop loop(options, 4);
+  ASSERT_TRUE(loop.Start().ok());
+  Answers answers;
+  // Port 9 (discard) on loopback: nothing listens in the test environment.
+  const std::string url = "http://127.0.0.1:9/";
+  ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
+  ASSERT_TRUE(answers.WaitFor(1));
+  EXPECT_EQ(answers.Of(url).status, v1::FETCH_STATUS_NETWORK_ERROR);
+  EXPECT_FALSE(answers.Of(url).error.empty());
+}
+
+TEST(CurlMultiLoopTest, SubmitBeforeStartIsRefused) {
+  const HttpOptions options = TestHttpOptions();
+  CurlMultiLoop loop(options, 4);
+  Answers answers;
+  EXPECT_FALSE(loop.Submit(Get("http://127.0.0.1:9/"), answers.For("x")));
+}
+
+}  // namespace
+}  // namespace zcrawl::fetcher
