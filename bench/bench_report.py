@@ -220,12 +220,13 @@ def main():
     p("zcrawl flags: `%s --delay-ms 0 --no-robots --format files`; wget2 `--max-threads %s`." % (
         machine.get("zc_fast"), machine.get("wget2_threads")))
     p("")
-    p("zcrawl-myhtml: the same with `--parser myhtml`; zcrawl-myhtml-ph16: `%s --parser myhtml`." %
-      machine.get("zc_fast_ph16"))
+    p("zcrawl-myhtml: the same with `--parser myhtml`; zcrawl-blocking: that with `--io blocking` "
+      "(a thread per fetch, the same-run baseline of the event loop); zcrawl-myhtml-ph16: "
+      "`%s --parser myhtml`." % machine.get("zc_fast_ph16"))
     p("")
     p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | peak RSS MB (sum) |")
     p("|---|---|---:|---:|---:|---:|---:|")
-    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-myhtml-ph16", "wget2", "wget"):
+    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-myhtml-ph16", "wget2", "wget"):
       if label in fast:
         s = fast[label]
         p("| %s | %s | %.1f | %.0f (%.0f-%.0f) | %.1f | %.3f | %.1f |" % (
@@ -250,7 +251,13 @@ def main():
         for zl in zlabels:
           p("%s reaches %.0f%% of nginx's all-pages ceiling (%.0f requests/s)." % (
               zl, 100 * fast[zl]["pps"] / ceiling["all-pages"][1], ceiling["all-pages"][1]))
-      for zl in [l for l in ("zcrawl", "zcrawl-myhtml", "zcrawl-myhtml-ph16") if l in fast]:
+      if "zcrawl-myhtml" in fast and "zcrawl-blocking" in fast:
+        m, b = fast["zcrawl-myhtml"], fast["zcrawl-blocking"]
+        p("")
+        p("Event loop / blocking (zcrawl-myhtml / zcrawl-blocking): %.2fx pages/s, %.2fx CPU ms/page, "
+          "%.2fx peak RSS." % (m["pps"] / b["pps"], m["cpu_per_page"] / b["cpu_per_page"],
+                               m["rss_mb"] / b["rss_mb"]))
+      for zl in [l for l in ("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-myhtml-ph16") if l in fast]:
         split = process_split(by[("fast", zl)])
         if not split:
           continue
@@ -277,7 +284,7 @@ def main():
     p("| crawler | in flight | bound pages/s | pages stored | wall s | pages/s | of bound | CPU ms/page | peak RSS MB |")
     p("|---|---:|---:|---|---:|---:|---:|---:|---:|")
     hosts = 4
-    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-16", "wget2"):
+    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16", "wget2"):
       if label not in slow:
         continue
       s = slow[label]
@@ -292,12 +299,22 @@ def main():
           s["cpu_per_page"], s["rss_mb"]))
     if "wget2" in slow:
       p("")
-      for zl in ("zcrawl", "zcrawl-myhtml", "zcrawl-16"):
+      for zl in ("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16"):
         if zl in slow:
           p("%s / wget2: %.2fx pages/s, %.2fx CPU ms/page, %.2fx peak RSS." % (
               zl, slow[zl]["pps"] / slow["wget2"]["pps"],
               slow[zl]["cpu_per_page"] / slow["wget2"]["cpu_per_page"],
               slow[zl]["rss_mb"] / slow["wget2"]["rss_mb"]))
+    if "zcrawl-myhtml" in slow and "zcrawl-blocking" in slow:
+      m, b = slow["zcrawl-myhtml"], slow["zcrawl-blocking"]
+      p("")
+      p("Event loop / blocking at %d in flight: %.2fx pages/s, %.2fx CPU ms/page, %.2fx peak RSS." % (
+          min(in_flight(machine.get("zc_slow", ""))[0], in_flight(machine.get("zc_slow", ""))[1] * hosts),
+          m["pps"] / b["pps"], m["cpu_per_page"] / b["cpu_per_page"], m["rss_mb"] / b["rss_mb"]))
+    if "zcrawl-myhtml" in slow and "zcrawl-myhtml" in fast:
+      p("")
+      p("zcrawl-myhtml at %g ms reaches %.0f%% of its own zero-latency rate in this run (the CPU bound)." % (
+          latency_ms, 100 * slow["zcrawl-myhtml"]["pps"] / fast["zcrawl-myhtml"]["pps"]))
     p("")
 
   mem = by.get(("memory", "zcrawl-100"))

@@ -7,11 +7,13 @@
 #     of ~18 KB, ~30 links each of every kind) in a temp folder;
 #  2. serves it with nginx (own config, access log off) on 127.0.0.2-5:PORT;
 #  3. "ceiling": nginx's own limit with wrk (127.0.0.2, cycling all pages);
-#  4. "fast": crawls the whole site with zcrawl ("zcrawl" = --parser gumbo, and
-#     --parser myhtml), wget and wget2, every page written to disk,
+#  4. "fast": crawls the whole site with zcrawl ("zcrawl" = --parser gumbo,
+#     and --parser myhtml; "zcrawl-blocking" = myhtml with --io blocking, a
+#     thread per fetch instead of the event loop), wget and wget2, every
+#     page written to disk,
 #     politeness off; REPEATS rounds, crawlers interleaved;
 #  5. "slow": the same with 20 ms of server latency per response (nginx echo
-#     module's echo_sleep): zcrawl at 256 (gumbo, myhtml) and 16 requests in
+#     module's echo_sleep): zcrawl at 256 (gumbo, myhtml, blocking) and 16 requests in
 #     flight, wget2 at 16, against the bound in_flight / latency;
 #  6. "memory": zcrawl crawls stopped at 100 URLs and at half the site, whose
 #     frontier RSS is subtracted from the full crawl's to estimate frontier
@@ -38,10 +40,11 @@
 #   --zcrawl-fast ARGS   zcrawl flags for "fast" (default below)
 #   --zcrawl-slow ARGS   zcrawl flags for "slow" (default below)
 #   --wget2-threads N    wget2 --max-threads (16)
-#   --crawlers LIST      which runs, from zcrawl,zcrawl-myhtml,
+#   --crawlers LIST      which runs, from zcrawl,zcrawl-myhtml,zcrawl-blocking,
 #                        zcrawl-myhtml-ph16,zcrawl-16,wget2,wget (default:
-#                        all; zcrawl-16 runs in "slow" only, wget and
-#                        zcrawl-myhtml-ph16 in "fast" only)
+#                        all but zcrawl-myhtml-ph16; zcrawl-16 runs in
+#                        "slow" only, wget and zcrawl-myhtml-ph16 in "fast"
+#                        only)
 #   --site DIR           reuse (or create) the generated site in DIR
 #   --work DIR           working folder (default: a new /tmp/zcrawl-bench.*)
 #   --settle             before every crawl: delete earlier outputs, sync, drop
@@ -85,19 +88,25 @@ HOSTS=4
 PAGES_PER_HOST=5000
 PAGE_BYTES=18000
 LATENCY_MS=20
-# 2 cores: two fetcher processes keep both busy; 32 in flight is plenty
-# when responses take no time. per-host x hosts = fetchers x threads on
-# purpose: with more per-host room than fetcher slots the frontier busy-polls
-# (see RESULTS.md); "zcrawl-myhtml-ph16" measures exactly that case.
-ZC_FAST="--fetchers 2 --threads 16 --per-host 8"
+# 2 cores: two fetcher processes keep both busy. 128 URLs in flight: a URL
+# counts against its host's limit until its page is acknowledged by the
+# writer (after an fsync), so with 32 the fetchers waited on group commits;
+# on the event loop, slots cost no threads (64 per fetcher: -15% CPU per
+# page and +10-20% pages/s against 16, measured by hand). per-host x hosts
+# = fetchers x threads on purpose: with more per-host room than fetcher
+# slots the frontier busy-polls (see RESULTS.md); "zcrawl-myhtml-ph16"
+# (not in the default list) measures exactly that case.
+ZC_FAST="--fetchers 2 --threads 64 --per-host 32"
 ZC_FAST_PH16="--fetchers 2 --threads 16 --per-host 16"
-ZC_SLOW="--fetchers 4 --threads 64 --per-host 64"
+# 256 in flight: with the event loop (--io multi) two fetchers of 128
+# transfers each; 4 x 64 and 1 x 256 measured the same within noise.
+ZC_SLOW="--fetchers 2 --threads 128 --per-host 64"
 # 16 requests on the wire at most, as wget2's 16 threads: the threads bound
 # it; per-host 8 leaves room so a URL whose page is still on its way to the
 # writer does not hold back the next request to its host.
 ZC_SLOW16="--fetchers 2 --threads 8 --per-host 8"
 WGET2_THREADS=16
-CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-myhtml-ph16,zcrawl-16,wget2,wget"
+CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-blocking,zcrawl-16,wget2,wget"
 SITE_DIR=""
 WORK=""
 KEEP=0
@@ -426,6 +435,10 @@ if part ceiling || part fast || part memory || part profile; then
       if crawler_on zcrawl-myhtml; then run_crawler fast zcrawl-myhtml "$r" zcrawl $ZC_FAST --parser myhtml; fi
       if crawler_on wget; then run_crawler fast wget "$r" wget; fi
       # shellcheck disable=SC2086
+      if crawler_on zcrawl-blocking; then
+        run_crawler fast zcrawl-blocking "$r" zcrawl $ZC_FAST --parser myhtml --io blocking
+      fi
+      # shellcheck disable=SC2086
       if crawler_on zcrawl-myhtml-ph16; then
         run_crawler fast zcrawl-myhtml-ph16 "$r" zcrawl $ZC_FAST_PH16 --parser myhtml
       fi
@@ -472,6 +485,10 @@ if part slow; then
     if crawler_on wget2; then run_crawler slow wget2 "$r" wget2; fi
     # shellcheck disable=SC2086
     if crawler_on zcrawl-myhtml; then run_crawler slow zcrawl-myhtml "$r" zcrawl $ZC_SLOW --parser myhtml; fi
+    # shellcheck disable=SC2086
+    if crawler_on zcrawl-blocking; then
+      run_crawler slow zcrawl-blocking "$r" zcrawl $ZC_SLOW --parser myhtml --io blocking
+    fi
     # shellcheck disable=SC2086
     if crawler_on zcrawl-16; then run_crawler slow zcrawl-16 "$r" zcrawl $ZC_SLOW16; fi
   done

@@ -42,9 +42,11 @@ struct FetcherOptions {
   // "blocking": each worker thread fetches one URL at a time and parses it.
   // Both fetch with the same code (curl_transfer.h).
   std::string io = "multi";
-  // URLs fetched at once: transfers in flight (multi) or worker threads
-  // (blocking). The frontier's per-host limit still applies.
-  uint32_t threads = 16;
+  // URLs held at once: transfers in flight (multi) or worker threads
+  // (blocking). The frontier's per-host limit still applies. 64 because a
+  // URL holds its slot until the writer has its page on disk, and on the
+  // event loop a slot costs a socket, not a thread.
+  uint32_t threads = 64;
   // Parse workers with --io multi; 0: one per core.
   uint32_t parse_threads = 0;
   // Extra URLs requested beyond free capacity, hiding the round trip to the

@@ -13,7 +13,7 @@ struct CrawlOptions {
   std::string out_dir = "crawl-out";
   std::string format = "files";
   uint32_t fetchers = 2;           // fetcher processes
-  uint32_t threads = 16;           // URLs each fetcher fetches at once
+  uint32_t threads = 64;           // URLs each fetcher fetches at once
   std::string io = "multi";        // see FetcherOptions::io
   uint64_t max_pages = 0;          // 0: unlimited
   int32_t max_depth = -1;          // -1: unlimited

@@ -233,7 +233,7 @@ int Main(int argc, char** argv) {
   app.add_option("--frontier", options.frontier, "Frontier endpoint")->capture_default_str();
   app.add_flag("--json", options.json, "Print one JSON object instead of tables");
   app.add_option("--set-threads", options.set_threads,
-                 "First resize the worker pools of fetchers (all, or --fetcher ID) to N threads")
+                 "First set how many URLs fetchers (all, or --fetcher ID) work on at once")
       ->check(CLI::Range(1u, 4096u));
   AddSecurityFlags(app, options.security, /*server=*/false, /*frontier_client=*/true, false);
   app.add_option("--fetcher", options.fetcher_id, "With --set-threads: only this fetcher (its id)");
