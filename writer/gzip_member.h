@@ -6,12 +6,14 @@
 // Two one-shot compressors, chosen by level, because neither is best at
 // everything (measured on the benchmark site's 18 KB HTML pages, one core):
 //   - level 1, the WARC default: ISA-L's igzip (Intel's Intelligent Storage
-//     Acceleration Library, Debian libisal-dev), 470 MB/s at ratio 0.287
-//     against libdeflate's 300 MB/s at 0.279 (and zlib's ~100 MB/s), and
-//     no slower on 600-byte request records. Deflate is two thirds of the
-//     WARC sink's CPU, so this is its biggest single lever. Records under
-//     4 KB (requests, outlink lists) get igzip's one-pass level 0 with
-//     preset Huffman tables: dynamic tables cost more than they save there.
+//     Acceleration Library, Debian libisal-dev). Its level 1 does 470 MB/s
+//     at ratio 0.287 against libdeflate's 300 MB/s at 0.279 (and zlib's
+//     ~100 MB/s). Deflate is two thirds of the WARC sink's CPU, so this is
+//     its biggest single lever. Once 256 KiB of records were seen, records
+//     of 4 KB and more get igzip's one-pass level 0 with Huffman tables
+//     fitted to the records so far (huffman_table_fitter.h): 560 MB/s at
+//     0.289. Records under 4 KB (requests, outlink lists) get level 0 with
+//     igzip's preset tables: building tables costs more than it saves there.
 //   - levels 2-12 and 0: libdeflate, whose higher levels compress better
 //     than igzip's (zlib's scale 1-9 plus its slower 10-12); 0 writes
 //     stored blocks.
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "writer/huffman_table_fitter.h"
 
 struct libdeflate_compressor;
 
@@ -59,6 +62,7 @@ class GzipMemberCompressor {
   int level_;
   libdeflate_compressor* libdeflate_ = nullptr;  // created on first use
   std::vector<uint8_t> igzip_level_buffer_;      // igzip's hash and token space
+  HuffmanTableFitter fitter_;                    // level 1 only
 };
 
 }  // namespace zcrawl::writer

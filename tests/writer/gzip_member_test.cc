@@ -1,7 +1,8 @@
 // GzipMemberCompressor tests: at every level, each call appends exactly one
 // gzip member that zlib (an independent inflater) reads back byte for byte,
 // alone from its offset as well as in the run of members, for empty, tiny,
-// text, incompressible and multi-block inputs.
+// text, incompressible and multi-block inputs; level 1's Huffman tables
+// fitted to earlier records (HuffmanTableFitter) keep both properties.
 #include "writer/gzip_member.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "tests/support/gzip_members.h"
+#include "writer/huffman_table_fitter.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -90,6 +92,67 @@ TEST(GzipMemberTest, IncompressibleInputGrowsOnlyByFraming) {
   for (int level : {0, 1, 6}) {
     EXPECT_LT(MemberSize(level, noise), noise.size() + noise.size() / 1000 + 64) << level;
   }
+}
+
+// Pages that differ from each other as a site's pages do.
+std::string VariedPage(int seed) {
+  std::string s = "<html><head><title>Page " + std::to_string(seed) + "</title></head><body>\n";
+  std::mt19937 rng(seed);
+  while (s.size() < 18000) {
+    s += "<p class=\"c" + std::to_string(rng() % 9) + "\">Words " + std::to_string(rng() % 100000) +
+         " and <a href=\"/s" + std::to_string(rng() % 50) + "/p" + std::to_string(rng() % 5000) +
+         ".html\">link " + std::to_string(rng() % 1000) + "</a></p>\n";
+  }
+  return s;
+}
+
+TEST(GzipMemberTest, LevelOneFollowsTheRecordsItCompressedAndStaysReadable) {
+  GzipMemberCompressor fitted(1);
+  std::string out;
+  std::vector<std::string> inputs;
+  for (int i = 0; i < 40; ++i) {
+    inputs.push_back(VariedPage(i));
+    ASSERT_TRUE(fitted.AppendMember(inputs.back(), out).ok());
+  }
+  // After 256 KiB of pages the tables are fitted: a new page compresses
+  // about as well as igzip's level 1 (a fresh compressor) makes it.
+  const std::string page = VariedPage(1000);
+  std::string one;
+  ASSERT_TRUE(fitted.AppendMember(page, one).ok());
+  EXPECT_LT(one.size(), MemberSize(1, page) * 105 / 100);
+  EXPECT_LT(one.size(), page.size() / 3);
+  // Unlike data still round-trips and does not blow up.
+  const std::string noise = RandomBytes(50000, 9);
+  std::string tail;
+  ASSERT_TRUE(fitted.AppendMember(noise, tail).ok());
+  EXPECT_LT(tail.size(), noise.size() + 200);
+  inputs.push_back(page);
+  inputs.push_back(noise);
+  EXPECT_EQ(InflateGzipMembers(out + one + tail), inputs);
+}
+
+TEST(HuffmanTableFitterTest, FitsAfterTheFirstSampleThenRefitsOnEveryFurtherMebibyte) {
+  HuffmanTableFitter fitter;
+  const std::string page = VariedPage(1);
+  EXPECT_EQ(fitter.tables(), nullptr);
+  uint64_t seen = 0;
+  while (seen + page.size() < HuffmanTableFitter::kFirstFitBytes) {
+    fitter.Observe(page);
+    seen += page.size();
+  }
+  EXPECT_EQ(fitter.tables(), nullptr) << "fitted before 256 KiB";
+  fitter.Observe(page);
+  ASSERT_NE(fitter.tables(), nullptr);
+  EXPECT_EQ(fitter.fits(), 1u);
+  // Then one record in eight is sampled: a MiB of samples takes ~8 MiB.
+  uint64_t offered = 0;
+  while (fitter.fits() == 1 && offered < (64u << 20)) {
+    fitter.Observe(page);
+    offered += page.size();
+  }
+  EXPECT_EQ(fitter.fits(), 2u);
+  EXPECT_GE(offered, 7 * HuffmanTableFitter::kRefitBytes);
+  EXPECT_LE(offered, 9 * HuffmanTableFitter::kRefitBytes);
 }
 
 TEST(GzipMemberTest, LevelsOutsideTheRangeAreClamped) {
