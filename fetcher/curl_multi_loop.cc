@@ -43,7 +43,8 @@ struct CurlMultiLoop::Job {
 
 class CurlMultiLoop::Engine {
  public:
-  explicit Engine(const HttpOptions& options) : options_(options) {}
+  Engine(const HttpOptions& options, std::atomic<size_t>& in_flight)
+      : options_(options), in_flight_(in_flight) {}
   ~Engine() {
     for (auto& [curl, job] : running_) curl_multi_remove_handle(multi_, curl);
     running_.clear();
@@ -90,7 +91,7 @@ class CurlMultiLoop::Engine {
         StartJob(std::move(waiting_.front()));
         waiting_.pop_front();
       }
-      owner.in_flight_.store(running_.size(), std::memory_order_relaxed);
+      in_flight_.store(running_.size(), std::memory_order_relaxed);
       owner.queued_.store(waiting_.size(), std::memory_order_relaxed);
 
       const int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), WaitMs());
@@ -131,7 +132,7 @@ class CurlMultiLoop::Engine {
     }
     transfer->Begin(job->request, &job->response);
     if (!transfer->ok()) {  // Begin filled in the failure
-      job->done(std::move(job->response));
+      Deliver(*job);
       return;
     }
     CURL* curl = transfer->curl();
@@ -140,10 +141,21 @@ class CurlMultiLoop::Engine {
       job->response.status = v1::FETCH_STATUS_WORKER_FAILED;
       job->response.error = std::string("curl_multi_add_handle: ") + curl_multi_strerror(code);
       idle_.push_back(std::move(job->transfer));
-      job->done(std::move(job->response));
+      Deliver(*job);
       return;
     }
     running_.emplace(curl, std::move(job));
+  }
+
+  // A callback that throws must not take the loop, and every other
+  // transfer, down with it. (The fetcher's own callback catches what it
+  // can and fails the URL itself.)
+  static void Deliver(Job& job) {
+    try {
+      job.done(std::move(job.response));
+    } catch (const std::exception& e) {
+      spdlog::error("fetch loop: a completion callback threw for url={}: {}", job.request.url, e.what());
+    }
   }
 
   void FinishCompleted() {
@@ -164,7 +176,9 @@ class CurlMultiLoop::Engine {
       std::unique_ptr<Job> done = std::move(it->second);
       running_.erase(it);
       idle_.push_back(std::move(done->transfer));
-      done->done(std::move(done->response));
+      // Counted out before the callback, which may look.
+      in_flight_.store(running_.size(), std::memory_order_relaxed);
+      Deliver(*done);
     }
   }
 
@@ -187,8 +201,9 @@ class CurlMultiLoop::Engine {
     event.data.fd = socket;
     if (epoll_ctl(self->epoll_fd_, EPOLL_CTL_MOD, socket, &event) != 0 && errno == ENOENT &&
         epoll_ctl(self->epoll_fd_, EPOLL_CTL_ADD, socket, &event) != 0) {
+      // Not -1: that would abort every transfer of the multi handle. This
+      // one then ends by its own timeout, reported like any other.
       spdlog::warn("fetch loop: cannot watch socket {}: {}", socket, strerror(errno));
-      return -1;  // libcurl fails the transfer
     }
     return 0;
   }
@@ -200,6 +215,7 @@ class CurlMultiLoop::Engine {
   }
 
   const HttpOptions& options_;
+  std::atomic<size_t>& in_flight_;  // the owner's count
   CURLM* multi_ = nullptr;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
@@ -220,7 +236,7 @@ CurlMultiLoop::~CurlMultiLoop() {
 Status CurlMultiLoop::Start() {
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) return InternalError(std::string("eventfd: ") + strerror(errno));
-  auto engine = std::make_unique<Engine>(options_);
+  auto engine = std::make_unique<Engine>(options_, in_flight_);
   if (Status s = engine->Init(wake_fd_); !s.ok()) return s;
   engine_ = std::move(engine);
   try {

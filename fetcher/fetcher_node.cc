@@ -169,11 +169,17 @@ void FetcherNode::StartItem(const v1::WorkItem& item) {
   const int64_t started = clock_.NowMs();
   const bool submitted =
       loop_->Submit(PageProcessor::RequestFor(item), [this, item, label, started](HttpResponse response) {
+        // Runs on the loop's thread: hand over and return.
         const auto fetch_ms = static_cast<uint32_t>(clock_.NowMs() - started);
-        auto shared = std::make_shared<HttpResponse>(std::move(response));
-        const bool queued = pool_->Submit(label, [this, item, shared, fetch_ms] {
-          outcomes_.Push(ThreadProcessor().Complete(item, codec_.sender_id(), std::move(*shared), fetch_ms));
-        });
+        bool queued = false;
+        try {
+          auto shared = std::make_shared<HttpResponse>(std::move(response));
+          queued = pool_->Submit(label, [this, item, shared, fetch_ms] {
+            outcomes_.Push(ThreadProcessor().Complete(item, codec_.sender_id(), std::move(*shared), fetch_ms));
+          });
+        } catch (const std::exception&) {
+          // Out of memory: the URL goes back, its slot is freed.
+        }
         if (!queued) FailItem(item.lease_id(), "worker pool refused the task");
       });
   if (!submitted) FailItem(item.lease_id(), "fetch loop refused the request");

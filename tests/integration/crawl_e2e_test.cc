@@ -201,7 +201,7 @@ TEST(SitemapCrawlTest, SitemapsFromRobotsTxtAreFollowedOnlyWhenAsked) {
     return response;
   });
   server.Start();
-  origin = server.origin();
+  server.Publish([&] { origin = server.origin(); });
   for (bool sitemaps : {false, true}) {
     const std::string dir = MakeTempDir("sitemap");
     std::vector<std::string> args = {SourceDir() + "/run", "crawl", origin + "/", "--out", dir + "/out",
@@ -234,7 +234,7 @@ TEST(PolitenessE2eTest, ConcurrentRequestsPerHostNeverExceedPerHost) {
     return response;
   });
   server.Start();
-  site = std::make_unique<GeneratedSite>(80, server.origin(), foreign.origin());
+  server.Publish([&] { site = std::make_unique<GeneratedSite>(80, server.origin(), foreign.origin()); });
   const std::string dir = MakeTempDir("per-host");
   TestProcess crawl;
   crawl.Start({SourceDir() + "/run", "crawl", server.origin() + "/", "--out", dir + "/out",

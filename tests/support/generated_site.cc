@@ -87,7 +87,7 @@ ServedSite::ServedSite(int pages) {
   foreign->Start();
   server = std::make_unique<TestHttpServer>("127.0.0.1", [this](const TestRequest& r) { return site->Serve(r); });
   server->Start();
-  site = std::make_unique<GeneratedSite>(pages, server->origin(), foreign->origin());
+  server->Publish([&] { site = std::make_unique<GeneratedSite>(pages, server->origin(), foreign->origin()); });
 }
 
 ServedSite::~ServedSite() {

@@ -159,7 +159,11 @@ void TestHttpServer::ServeConnection(int fd) {
       ++counts_[request.target];
     }
     ++total_requests_;
-    TestResponse response = handler_(request);
+    TestResponse response;
+    {
+      std::shared_lock<std::shared_mutex> gate(handler_gate_);
+      response = handler_(request);
+    }
     if (response.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(response.delay_ms));
     // Done before the response goes out: once its last byte is sent the
     // client may start its next request while this thread is not yet

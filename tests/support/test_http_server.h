@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -65,6 +66,16 @@ class TestHttpServer {
   void Start();
   void Stop();
 
+  // Runs `write` while no handler runs: for state the handler reads that
+  // is set after Start (it needs origin()). The crawler's first request
+  // comes later anyway, but only this ordering is visible to
+  // ThreadSanitizer.
+  template <class Write>
+  void Publish(Write&& write) {
+    std::unique_lock<std::shared_mutex> gate(handler_gate_);
+    write();
+  }
+
   uint16_t port() const { return port_; }
   // "http://ADDRESS:PORT"
   std::string origin() const;
@@ -93,6 +104,7 @@ class TestHttpServer {
   int listen_fd_ = -1;
   std::atomic<bool> stopping_{false};
   std::thread accept_thread_;
+  std::shared_mutex handler_gate_;  // handlers shared, Publish exclusive
   mutable std::mutex mutex_;
   std::vector<std::thread> connection_threads_;  // guarded by mutex_
   std::vector<int> connection_fds_;              // guarded by mutex_
