@@ -75,7 +75,7 @@ set -euo pipefail
 BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 if [ $# -lt 1 ] || [ "${1:0:1}" = "-" ]; then
-  sed -n '2,59p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 BIN_DIR="$(cd "$1" && pwd)"
@@ -131,7 +131,7 @@ while [ $# -gt 0 ]; do
     --settle) SETTLE=1; shift ;;
     --micro-min-time) MICRO_MIN_TIME="$2"; shift 2 ;;
     --quick) REPEATS=1; PAGES_PER_HOST=500; MICRO_MIN_TIME=0.1; shift ;;
-    -h|--help) sed -n '2,59p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_bench: unknown option $1" >&2; exit 2 ;;
   esac
 done
