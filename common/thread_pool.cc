@@ -1,5 +1,7 @@
 #include "common/thread_pool.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cassert>
 #include <chrono>
@@ -43,6 +45,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
  public:
   Core(const ThreadPoolOptions& options, FailureHandler on_failure)
       : keep_alive_ms_(options.keep_alive_ms),
+        thread_name_(options.thread_name.substr(0, 15)),
         max_queued_(options.max_queued),
         watchdog_ms_(std::max<int64_t>(0, options.watchdog_ms)),
         on_failure_(std::move(on_failure)),
@@ -154,6 +157,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
     std::thread thread;
     try {
       thread = std::thread([core = shared_from_this(), state, id] {
+        if (!core->thread_name_.empty()) pthread_setname_np(pthread_self(), core->thread_name_.c_str());
         core->WorkerLoop(*state, id);
       });
     } catch (const std::system_error&) {
@@ -311,6 +315,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
   }
 
   const int64_t keep_alive_ms_;
+  const std::string thread_name_;  // shown by top -H; "" keeps the parent's
   const size_t max_queued_;
   const int64_t watchdog_ms_;
   const FailureHandler on_failure_;

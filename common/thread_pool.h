@@ -51,6 +51,9 @@ struct ThreadPoolOptions {
   // fetch timeout). The supervisor wakes every watchdog_ms/4. 0 (or negative)
   // = off: a hung task then also blocks Shutdown.
   int64_t watchdog_ms = 0;
+  // Name of the worker threads as `top -H` and debuggers show it (at most
+  // 15 characters are kept). Empty: they keep the process's name.
+  std::string thread_name;
 };
 
 // A task the supervisor gave up on. reason is "exception: <what()>" or

@@ -1,6 +1,7 @@
 #include "fetcher/curl_multi_loop.h"
 
 #include <curl/curl.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -240,7 +241,10 @@ Status CurlMultiLoop::Start() {
   if (Status s = engine->Init(wake_fd_); !s.ok()) return s;
   engine_ = std::move(engine);
   try {
-    thread_ = std::thread([this] { engine_->Run(*this); });
+    thread_ = std::thread([this] {
+      pthread_setname_np(pthread_self(), "zc-fetch-loop");
+      engine_->Run(*this);
+    });
   } catch (const std::system_error& e) {
     return ResourceExhaustedError(std::string("cannot start the fetch loop thread: ") + e.what());
   }

@@ -93,6 +93,7 @@ Status FetcherNode::Start() {
   pool_options.threads = event_loop() ? ParseThreads(options_) : options_.threads;
   pool_options.keep_alive_ms = options_.keep_alive_ms;
   pool_options.watchdog_ms = options_.watchdog_ms;
+  pool_options.thread_name = event_loop() ? "zc-parse" : "zc-fetch";
   pool_ = std::make_unique<ThreadPool>(pool_options, [this](const TaskFailure& failure) {
     // Runs on the supervisor thread: hand the failure to the main loop.
     FetchOutcome outcome;
