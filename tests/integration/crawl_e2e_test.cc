@@ -81,9 +81,11 @@ class SiteFixture : public ::testing::Test {
             out_ + "/out", "--heartbeat-ms", "200"};
   }
   std::vector<std::string> FetcherArgs(const std::string& frontier, const std::string& writer,
-                                       const std::string& parser = "myhtml") {
+                                       const std::string& parser = "myhtml",
+                                       const std::string& io = "multi") {
     return {BinDir() + "/zcrawl-fetcher", "--frontier", frontier, "--writer", writer,
-            "--threads", "4", "--heartbeat-ms", "200", "--liveness", "5", "--parser", parser};
+            "--threads", "4", "--heartbeat-ms", "200", "--liveness", "5", "--parser", parser,
+            "--io", io};
   }
 
   // Waits until the server has answered at least `n` requests.
@@ -127,9 +129,10 @@ TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) 
   writer.Start(WriterArgs(writer_ep, frontier_ep), out_ + "/writer.log");
   early.Start(FetcherArgs(frontier_ep, writer_ep), out_ + "/early.log");
   ASSERT_TRUE(WaitForRequests(30, 30000)) << ReadFile(out_ + "/frontier.log");
-  // The late fetcher parses with gumbo, the early one with MyHTML: the
-  // crawl's result must not depend on the backend.
-  late.Start(FetcherArgs(frontier_ep, writer_ep, "gumbo"), out_ + "/late.log");
+  // The late fetcher parses with gumbo and fetches with a thread per URL
+  // (--io blocking), the early one uses MyHTML on its event loop: the
+  // crawl's result must depend on neither.
+  late.Start(FetcherArgs(frontier_ep, writer_ep, "gumbo", "blocking"), out_ + "/late.log");
   ASSERT_TRUE(WaitForRequests(120, 30000));
   early.Signal(SIGTERM);  // leaves early, politely: its leases go back at once
   auto early_code = early.Wait(10000);
