@@ -98,6 +98,7 @@ class CurlMultiLoop::Engine {
       const int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), WaitMs());
       if (n < 0 && errno != EINTR) {
         spdlog::error("fetch loop: epoll_wait failed: {}", strerror(errno));
+        owner.failed_.store(true);
         return;
       }
       int still_running = 0;

@@ -58,6 +58,9 @@ class CurlMultiLoop {
   void Stop();
 
   size_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
+  // True once the loop gave up (its epoll set failed): nothing it holds
+  // will complete, so its owner should stop and be restarted.
+  bool failed() const { return failed_.load(); }
   size_t queued() const { return queued_.load(std::memory_order_relaxed); }
 
  private:
@@ -79,6 +82,7 @@ class CurlMultiLoop {
 
   std::atomic<size_t> in_flight_{0};
   std::atomic<size_t> queued_{0};
+  std::atomic<bool> failed_{false};
 };
 
 }  // namespace zcrawl::fetcher

@@ -388,6 +388,13 @@ Status FetcherNode::Run() {
       StopWork();
       return Status::Ok();
     }
+    if (loop_ && loop_->failed()) {
+      // Its transfers will never finish: leave, so the frontier takes the
+      // leases back and a supervisor (./run crawl, systemd) restarts us.
+      SayGoodbye("fetch loop failed");
+      StopWork();
+      return InternalError("the fetch loop failed; see the log");
+    }
     if (shutdown_received_ && options_.exit_on_shutdown && held_.empty()) {
       SayGoodbye("crawl finished");
       StopWork();
