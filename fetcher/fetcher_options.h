@@ -54,8 +54,10 @@ struct FetcherOptions {
   uint32_t prefetch = 4;
   // Idle workers exit after this long (<0: never).
   int64_t keep_alive_ms = 60000;
-  // A fetch running longer than this is abandoned by the supervisor and
-  // reported as a worker failure (0: off).
+  // A worker task running longer than this (a fetch and parse with
+  // --io blocking, a parse with --io multi, whose transfers end by
+  // libcurl's timeouts) is abandoned by the supervisor and reported as a
+  // worker failure (0: off).
   int64_t watchdog_ms = 180000;
   // HTML parser backend: myhtml (default: ~3x gumbo's speed through our
   // whole extraction, identical links and text on 530 Python doc pages) or

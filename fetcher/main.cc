@@ -25,7 +25,7 @@ void AddFlags(CLI::App& app, FetcherOptions& o) {
       ->capture_default_str()->check(CLI::Range(0u, 4096u));
   app.add_option("--keep-alive-ms", o.keep_alive_ms, "Idle workers exit after this (<0: never)")
       ->capture_default_str();
-  app.add_option("--watchdog-ms", o.watchdog_ms, "Abandon a fetch running longer (0: off)")
+  app.add_option("--watchdog-ms", o.watchdog_ms, "Abandon a worker task running longer (0: off)")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{86400000}));
   app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str()
       ->check(CLI::IsMember({"gumbo", "myhtml"}));
