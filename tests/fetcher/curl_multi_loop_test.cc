@@ -79,6 +79,16 @@ HttpRequest Get(const std::string& url) {
   return request;
 }
 
+// Submits GETs of ORIGIN/PREFIX0 .. ORIGIN/PREFIX(n-1); false if one was refused.
+bool SubmitPaths(CurlMultiLoop& loop, const std::string& origin, const std::string& prefix, int n,
+                 Answers& answers) {
+  for (int i = 0; i < n; ++i) {
+    const std::string url = origin + "/" + prefix + std::to_string(i);
+    if (!loop.Submit(Get(url), answers.For(url))) return false;
+  }
+  return true;
+}
+
 TEST(CurlMultiLoopTest, AllowedTransfersRunAtOnceOnOneThreadEachWithItsOwnAnswer) {
   TestHttpServer server = EchoServer(300);
   server.Start();
@@ -86,10 +96,7 @@ TEST(CurlMultiLoopTest, AllowedTransfersRunAtOnceOnOneThreadEachWithItsOwnAnswer
   CurlMultiLoop loop(options, 32);
   ASSERT_TRUE(loop.Start().ok());
   Answers answers;
-  for (int i = 0; i < 32; ++i) {
-    const std::string url = server.origin() + "/p" + std::to_string(i);
-    ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
-  }
+  ASSERT_TRUE(SubmitPaths(loop, server.origin(), "p", 32, answers));
   ASSERT_TRUE(answers.WaitFor(32));
   // Every request was in progress at the server at the same moment.
   EXPECT_EQ(server.peak_in_progress(), 32);
@@ -112,10 +119,7 @@ TEST(CurlMultiLoopTest, NeverMoreThanMaxInFlightAndTheRestWaitsItsTurn) {
   ASSERT_TRUE(loop.Start().ok());
   loop.SetMaxInFlight(3);
   Answers answers;
-  for (int i = 0; i < 12; ++i) {
-    const std::string url = server.origin() + "/q" + std::to_string(i);
-    ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
-  }
+  ASSERT_TRUE(SubmitPaths(loop, server.origin(), "q", 12, answers));
   ASSERT_TRUE(answers.WaitFor(12));
   EXPECT_EQ(server.peak_in_progress(), 3);
   EXPECT_EQ(server.total_requests(), 12u);
@@ -129,10 +133,7 @@ TEST(CurlMultiLoopTest, KeepAliveConnectionsAreReusedAcrossTransfers) {
   CurlMultiLoop loop(options, 2);
   ASSERT_TRUE(loop.Start().ok());
   Answers answers;
-  for (int i = 0; i < 40; ++i) {
-    const std::string url = server.origin() + "/k" + std::to_string(i);
-    ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
-  }
+  ASSERT_TRUE(SubmitPaths(loop, server.origin(), "k", 40, answers));
   ASSERT_TRUE(answers.WaitFor(40));
   EXPECT_EQ(server.total_requests(), 40u);
   // Two at a time need two connections; a few more if a request started
@@ -153,10 +154,7 @@ TEST(CurlMultiLoopTest, StopDropsUnfinishedTransfersWithoutCallingBack) {
   {
     CurlMultiLoop loop(options, 4);
     ASSERT_TRUE(loop.Start().ok());
-    for (int i = 0; i < 3; ++i) {
-      const std::string url = server.origin() + "/endless" + std::to_string(i);
-      ASSERT_TRUE(loop.Submit(Get(url), answers.For(url)));
-    }
+    ASSERT_TRUE(SubmitPaths(loop, server.origin(), "endless", 3, answers));
     for (int i = 0; i < 200 && server.total_requests() < 3; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
