@@ -1,9 +1,11 @@
 // FetcherNode: the fetcher process's main loop. It owns the two DEALER links
-// (frontier and writer) and the worker ThreadPool, and moves each leased URL
-// through its stages:
+// (frontier and writer), the worker ThreadPool and, with --io multi, the
+// fetch event loop (CurlMultiLoop), and moves each leased URL through its
+// stages:
 //
-//   WorkBatch -> queued in pool -> fetched by a worker -> Page to writer
-//     -> PageAck (durable) -> FetchReport to frontier -> forgotten
+//   WorkBatch -> fetched (on the loop, or by a worker with --io blocking)
+//     -> parsed by a worker -> Page to writer -> PageAck (durable)
+//     -> FetchReport to frontier -> forgotten
 //
 // (URLs with nothing to store skip the writer.) Work is pulled by credit:
 // the node asks for as many URLs as it has free capacity (threads +
