@@ -166,6 +166,34 @@ TEST(CurlMultiLoopTest, StopDropsUnfinishedTransfersWithoutCallingBack) {
   EXPECT_EQ(answers.calls(), 0u);
 }
 
+TEST(CurlMultiLoopTest, StalledTransfersDoNotHoldBackTheOthers) {
+  // /slow/* never finishes (an endless chunked body); everything else is
+  // answered at once.
+  TestHttpServer server("127.0.0.1", [](const TestRequest& request) {
+    TestResponse response;
+    if (request.target.starts_with("/slow/")) {
+      response.endless_chunk_bytes = 16;
+      response.endless_chunk_interval_ms = 50;
+    } else {
+      response.body = "body of " + request.target;
+    }
+    return response;
+  });
+  server.Start();
+  const HttpOptions options = TestHttpOptions();
+  CurlMultiLoop loop(options, 8);
+  ASSERT_TRUE(loop.Start().ok());
+  Answers stalled;
+  ASSERT_TRUE(SubmitPaths(loop, server.origin(), "slow/", 4, stalled));
+  Answers quick;
+  ASSERT_TRUE(SubmitPaths(loop, server.origin(), "fast/", 40, quick));
+  // All 40 pass through the 4 free slots while the 4 stalled ones go on.
+  ASSERT_TRUE(quick.WaitFor(40));
+  EXPECT_EQ(quick.Of(server.origin() + "/fast/39").body, "body of /fast/39");
+  EXPECT_EQ(stalled.calls(), 0u);
+  EXPECT_EQ(loop.in_flight(), 4u);
+}
+
 TEST(CurlMultiLoopTest, RefusedConnectionIsAnsweredAsANetworkError) {
   const HttpOptions options = TestHttpOptions();
   CurlMultiLoop loop(options, 4);
