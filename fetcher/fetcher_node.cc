@@ -134,6 +134,7 @@ v1::Envelope FetcherNode::HeartbeatEnvelope() const {
   load->set_idle_workers(static_cast<uint32_t>(pool_->idle_threads()));
   load->set_queued(static_cast<uint32_t>(pool_->queued() + (loop_ ? loop_->queued() : 0)));
   load->set_in_flight(static_cast<uint32_t>(held_.size()));
+  if (loop_) load->set_transfers(static_cast<uint32_t>(loop_->in_flight()));
   return envelope;
 }
 

@@ -168,11 +168,12 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
   } else {
     out += "\nfetchers:\n";
     std::vector<std::vector<std::string>> rows = {
-        {"ID", "LEASED", "LIVE", "IDLE", "QUEUED", "IN_FLIGHT", "LAST_SEEN_MS"}};
+        {"ID", "LEASED", "LIVE", "IDLE", "QUEUED", "FETCHING", "IN_FLIGHT", "LAST_SEEN_MS"}};
     for (const auto& f : r.fetchers()) {
       rows.push_back({f.sender_id(), std::to_string(f.leased()),
                       std::to_string(f.load().live_workers()), std::to_string(f.load().idle_workers()),
-                      std::to_string(f.load().queued()), std::to_string(f.load().in_flight()),
+                      std::to_string(f.load().queued()), std::to_string(f.load().transfers()),
+                      std::to_string(f.load().in_flight()),
                       std::to_string(f.last_seen_ms_ago())});
     }
     out += Table(rows);
@@ -218,6 +219,7 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
         .Key("target_workers").Uint(f.load().target_workers())
         .Key("live_workers").Uint(f.load().live_workers())
         .Key("idle_workers").Uint(f.load().idle_workers())
+        .Key("transfers").Uint(f.load().transfers())
         .Key("queued").Uint(f.load().queued())
         .Key("in_flight").Uint(f.load().in_flight())
         .Key("last_seen_ms_ago").Uint(f.last_seen_ms_ago())

@@ -133,6 +133,7 @@ TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
   load->set_live_workers(3);
   load->set_idle_workers(2);
   load->set_queued(7);
+  load->set_transfers(5);
   ASSERT_TRUE(SendFrame(*socket, codec.Encode(heartbeat)).ok());
 
   // The Ready and the heartbeat may reach the frontier after the status
@@ -153,11 +154,13 @@ TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
   EXPECT_EQ(fetcher["leased"], 0);
   EXPECT_EQ(fetcher["idle_workers"], 2);
   EXPECT_EQ(fetcher["queued"], 7);
+  EXPECT_EQ(fetcher["transfers"], 5);
   EXPECT_LT(fetcher["last_seen_ms_ago"].get<int64_t>(), 10000);
 
   ToolRun text = StatusWhenUp({});
   ASSERT_EQ(text.exit_code, 0) << text.output;
   EXPECT_NE(text.output.find("LAST_SEEN_MS"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("FETCHING"), std::string::npos) << text.output;
   EXPECT_NE(text.output.find("fetcher-under-test"), std::string::npos) << text.output;
 }
 
