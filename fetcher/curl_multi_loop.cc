@@ -7,23 +7,20 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
 
 #include <spdlog/spdlog.h>
 
+#include "common/clock.h"
 #include "fetcher/curl_transfer.h"
 
 namespace zcrawl::fetcher {
 namespace {
 
-int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+// libcurl's timers run on real time, so the loop reads the real clock.
+int64_t SteadyMs() { return RealClock::Get().NowMs(); }
 
 // epoll interest for what libcurl waits on.
 uint32_t EpollEvents(int what) {

@@ -17,6 +17,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/clock.h"
 #include "writer/jsonl_sink.h"
 
 extern char** environ;
@@ -35,10 +36,7 @@ constexpr int64_t kKillGraceMs = 5000;
 constexpr int64_t kBrokenPipeReapMs = 1000;
 constexpr auto kReapPollInterval = std::chrono::milliseconds(5);
 
-int64_t SteadyMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
+int64_t SteadyMs() { return RealClock::Get().NowMs(); }
 
 // Blocks SIGPIPE on this thread for its lifetime, so a write to a pipe whose
 // reader is gone fails with EPIPE instead of killing the process, and
