@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/ascii.h"
+#include "common/sha1.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
 #include "fetcher/link_resolver.h"
@@ -138,6 +139,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   if (response.http_status >= 300 && response.http_status < 400 && !response.location.empty()) {
     AddRedirectTarget(response.location, page);
   }
+  page.set_body_sha1(Sha1(response.body));  // the writer's WARC payload digest
   page.set_body(std::move(response.body));
   if (options_.page_links) {
     *report.mutable_links() = page.links();

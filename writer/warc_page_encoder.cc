@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/encoding.h"
+#include "common/sha1.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -164,6 +165,9 @@ WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms) {
   parts.body_truncated = page.body_truncated();
   parts.response_head = ResponseHead(page);
   parts.body = page.body();
+  if (page.body_sha1().size() == kSha1Bytes) {
+    parts.payload_digest = "sha1:" + Base32Encode(page.body_sha1());
+  }
   parts.request_block = RequestBlock(page, parts.target_uri);
   size_t metadata_bytes = 0;
   for (const v1::Link& link : page.links()) metadata_bytes += link.url().size() + 11;
@@ -191,9 +195,12 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out) {
   if (!request_id.ok()) return request_id.status();
 
   // Response: the block is head + body, digested and assembled in place.
-  sha1_.Update(parts.body);
-  Result<std::string> payload_digest = sha1_.Finish();
-  if (!payload_digest.ok()) return payload_digest.status();
+  Result<std::string> payload_digest = parts.payload_digest;
+  if (parts.payload_digest.empty()) {
+    sha1_.Update(parts.body);
+    payload_digest = sha1_.Finish();
+    if (!payload_digest.ok()) return payload_digest.status();
+  }
   sha1_.Update(parts.response_head);
   sha1_.Update(parts.body);
   Result<std::string> block_digest = sha1_.Finish();

@@ -6,9 +6,13 @@
 //   - WarcPagePartsOf (cheap: header text and one copy of the body) runs on
 //     the thread that owns the page and yields a self-contained
 //     WarcPageParts;
-//   - WarcPageEncoder::Encode (the costly part: two SHA-1 passes over the
-//     body and deflate) needs nothing but those parts, so a worker thread
-//     can run it (warc_encode_pool.h).
+//   - WarcPageEncoder::Encode (the costly part: SHA-1 over the block and
+//     deflate) needs nothing but those parts, so a worker thread can run it
+//     (warc_encode_pool.h).
+// The payload digest (SHA-1 of the body) comes with the page when the
+// fetcher computed it (Page.body_sha1, 20 bytes); only a page without it
+// costs a second SHA-1 pass here. The writer trusts it as it trusts the
+// body: both come from the same fetcher in the same message.
 // The block digest covers the response's HTTP head and body, which stay in
 // separate buffers; each record is assembled once into one reused buffer
 // and compressed from there.
@@ -35,6 +39,7 @@ struct WarcPageParts {
   bool body_truncated = false;
   std::string response_head;  // status line, headers, blank line
   std::string body;           // decoded payload
+  std::string payload_digest; // "sha1:BASE32" of body from Page.body_sha1; empty: Encode computes it
   std::string request_block;  // the request as sent, or synthesised
   std::string metadata_block; // "outlink: URL" lines; empty: no metadata record
 };

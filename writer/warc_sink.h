@@ -29,8 +29,10 @@
 // Each record is its own gzip member, so any record can be read from its
 // offset (what CDX indexes point at). The gzip level (0 stored to 12;
 // gzip_member.h says which compressor) is a constructor argument, default
-// kDefaultWarcGzipLevel = 1. Building and compressing records (two SHA-1
-// passes over each body, deflate) is most of the sink's CPU, so it runs on
+// kDefaultWarcGzipLevel = 1. Building and compressing records (SHA-1 of
+// each block, deflate; the payload digest comes from the fetcher in
+// Page.body_sha1, else it is a second SHA-1 pass) is most of the sink's
+// CPU, so it runs on
 // a WarcEncodePool of `threads` workers (default one per core; 0: on the
 // sink thread), while the sink thread writes earlier results in order.
 // Measured on the 2-core dev VM with bench/sink_throughput_bench (18 KB

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <openssl/sha.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -368,6 +369,10 @@ TEST_P(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   EXPECT_EQ(outcome.report.body_bytes(), html.size());
   ASSERT_TRUE(outcome.page.has_value());
   EXPECT_EQ(outcome.page->body(), html);
+  // The payload digest is of the decoded body the page carries.
+  unsigned char md[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(html.data()), html.size(), md);
+  EXPECT_EQ(outcome.page->body_sha1(), std::string(reinterpret_cast<const char*>(md), sizeof(md)));
   EXPECT_EQ(outcome.page->title(), "Zipped");
   EXPECT_EQ(LinkUrls(outcome.page->links()), std::vector<std::string>{At("/next")});
   const std::vector<TestRequest> requests = Requests();

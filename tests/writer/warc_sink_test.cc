@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/encoding.h"
 #include "tests/support/gzip_members.h"
 
 namespace zcrawl::writer {
@@ -63,12 +64,16 @@ CheckResult RunChecker(const fs::path& dir) {
   return result;
 }
 
-std::string Sha1Hex(const std::string& data) {
+std::string Sha1Raw(const std::string& data) {
   unsigned char md[SHA_DIGEST_LENGTH];
   SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), md);
+  return std::string(reinterpret_cast<const char*>(md), sizeof(md));
+}
+
+std::string Sha1Hex(const std::string& data) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
-  for (unsigned char c : md) {
+  for (unsigned char c : Sha1Raw(data)) {
     hex.push_back(kHex[c >> 4]);
     hex.push_back(kHex[c & 15]);
   }
@@ -253,6 +258,38 @@ TEST_F(WarcSinkTest, IndependentReaderAcceptsEveryRecordAndField) {
   EXPECT_EQ(s["metadata"][0]["outlinks"],
             json::array({"https://example.com/x", "https://other.example/y z",
                          "https://example.com/a  outlink: evil z"}));
+}
+
+TEST_F(WarcSinkTest, PayloadDigestFromTheFetcherIsUsedAndAWrongLengthOneIgnored) {
+  // 0: the fetcher's digest, right. 1: a 5-byte value, ignored: computed.
+  // 2: a 20-byte value that is not the body's: trusted as sent, which
+  // proves the writer did not recompute it.
+  std::vector<v1::Page> pages;
+  pages.push_back(MakePage(0, RandomBytes(7000, 10)));
+  pages[0].set_body_sha1(Sha1Raw(pages[0].body()));
+  pages.push_back(MakePage(1, RandomBytes(7000, 11)));
+  pages[1].set_body_sha1("short");
+  pages.push_back(MakePage(2, RandomBytes(7000, 12)));
+  const std::string other = Sha1Raw("not the body");
+  pages[2].set_body_sha1(other);
+
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (const auto& page : pages) ASSERT_TRUE(sink.Write(page).ok());
+  ASSERT_TRUE(sink.Close().ok());
+
+  std::vector<std::string> digests;  // WARC-Payload-Digest of each response
+  for (const std::string& record : InflateGzipMembers(ReadFile(WarcFiles(dir_).at(0)))) {
+    const std::string head = record.substr(0, record.find("\r\n\r\n"));
+    if (head.find("WARC-Type: response") == std::string::npos) continue;
+    const size_t at = head.find("WARC-Payload-Digest: ");
+    ASSERT_NE(at, std::string::npos);
+    digests.push_back(head.substr(at + 21, 37));
+  }
+  ASSERT_EQ(digests.size(), 3u);
+  EXPECT_EQ(digests[0], "sha1:" + Base32Encode(Sha1Raw(pages[0].body())));
+  EXPECT_EQ(digests[1], "sha1:" + Base32Encode(Sha1Raw(pages[1].body())));
+  EXPECT_EQ(digests[2], "sha1:" + Base32Encode(other));
 }
 
 TEST_F(WarcSinkTest, FileNameIsPrefixUtcStampAndSerial) {
