@@ -83,7 +83,8 @@ void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 
       page.set_url(page.url() + "?n=" + std::to_string(n));  // distinct files
       if (!fetcher_digest) page.clear_body_sha1();
       bytes += page.body().size();
-      if (!sink.Write(page).ok()) state.SkipWithError("write failed");
+      // As the writer does: the page is the sink's to take.
+      if (!sink.WriteOwned(std::move(page)).ok()) state.SkipWithError("write failed");
     }
     if (pipelined) {
       // The previous window synced while this one was written.

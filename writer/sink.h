@@ -38,6 +38,11 @@ class Sink {
   virtual Status Open() = 0;
   // Appends one page record. Buffered; not durable yet.
   virtual Status Write(const v1::Page& page) = 0;
+  // Write, from a caller that gives the page up: a sink that keeps the body
+  // past the call (WARC hands it to its encoding threads) moves it out
+  // instead of copying it. Afterwards the page's body is unspecified; every
+  // other field is left as it was.
+  virtual Status WriteOwned(v1::Page&& page) { return Write(page); }
   // Flushes and fsyncs everything written so far.
   virtual Status Flush() = 0;
   // Ends the window and starts making it durable (see above).

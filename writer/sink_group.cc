@@ -50,16 +50,31 @@ bool SinkGroup::IsStored(const std::string& key) const {
 }
 
 Status SinkGroup::Write(const std::string& key, const v1::Page& page, bool* wrote) {
+  // Not owned: no sink gets a mutable page.
+  return WriteToSinks(key, const_cast<v1::Page&>(page), /*owned=*/false, wrote);
+}
+
+Status SinkGroup::Write(const std::string& key, v1::Page&& page, bool* wrote) {
+  return WriteToSinks(key, page, /*owned=*/true, wrote);
+}
+
+Status SinkGroup::WriteToSinks(const std::string& key, v1::Page& page, bool owned, bool* wrote) {
   *wrote = false;
   const auto held = durable_.find(key);
   const auto in_flight = sealed_.find(key);
   uint32_t& taken = window_[key];
   const uint32_t has = taken | (held == durable_.end() ? 0 : held->second) |
                        (in_flight == sealed_.end() ? 0 : in_flight->second);
+  size_t last = sinks_.size();  // the last sink that needs the page
+  for (size_t i = 0; i < sinks_.size(); ++i) {
+    if ((has & (uint32_t{1} << i)) == 0) last = i;
+  }
   for (size_t i = 0; i < sinks_.size(); ++i) {
     const uint32_t bit = uint32_t{1} << i;
     if ((has & bit) != 0) continue;
-    if (Status s = sinks_[i]->Write(page); !s.ok()) {
+    Status s = owned && i == last ? sinks_[i]->WriteOwned(std::move(page))
+                                  : sinks_[i]->Write(std::as_const(page));
+    if (!s.ok()) {
       return Status(s.code(), "sink " + std::string(sinks_[i]->name()) + ": " + s.message());
     }
     taken |= bit;

@@ -63,6 +63,9 @@ class SinkGroup {
   // "sink NAME: "); the sinks written before
   // it keep the page (it becomes theirs at the next successful Flush).
   Status Write(const std::string& key, const v1::Page& page, bool* wrote);
+  // The same, for a caller that gives the page up: the last sink that needs
+  // it gets it through Sink::WriteOwned (the body may be moved out).
+  Status Write(const std::string& key, v1::Page&& page, bool* wrote);
   // Flushes every sink, even after one fails; the pages each successful
   // sink took since the last Flush become durably its own. Returns the
   // first failure. Same as BeginFlush then FinishFlush.
@@ -88,6 +91,9 @@ class SinkGroup {
 
  private:
   uint32_t all_sinks_mask() const;
+  // Both Writes: `owned` lets the last sink needing the page take it;
+  // without it `page` is only read.
+  Status WriteToSinks(const std::string& key, v1::Page& page, bool owned, bool* wrote);
   // Runs `step` on every sink, even after one fails; returns the mask of
   // those that succeeded and keeps the first failure in `first` (unless it
   // already holds one).

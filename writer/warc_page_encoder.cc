@@ -155,16 +155,14 @@ std::string ResponseHead(const v1::Page& page) {
   return block;
 }
 
-}  // namespace
-
-WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms) {
+// Everything but the body.
+WarcPageParts PartsWithoutBody(const v1::Page& page, int64_t now_ms) {
   WarcPageParts parts;
   parts.target_uri = page.final_url().empty() ? page.url() : page.final_url();
   parts.date = FormatWarcDate(page.fetched_at_ms() != 0 ? page.fetched_at_ms() : now_ms);
   parts.ip_address = page.ip_address();
   parts.body_truncated = page.body_truncated();
   parts.response_head = ResponseHead(page);
-  parts.body = page.body();
   if (page.body_sha1().size() == kSha1Bytes) {
     parts.payload_digest = "sha1:" + Base32Encode(page.body_sha1());
   }
@@ -177,6 +175,20 @@ WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms) {
     AppendHeaderValue(parts.metadata_block, link.url());
     parts.metadata_block += "\r\n";
   }
+  return parts;
+}
+
+}  // namespace
+
+WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms) {
+  WarcPageParts parts = PartsWithoutBody(page, now_ms);
+  parts.body = page.body();
+  return parts;
+}
+
+WarcPageParts WarcPagePartsOf(v1::Page&& page, int64_t now_ms) {
+  WarcPageParts parts = PartsWithoutBody(page, now_ms);
+  parts.body = std::move(*page.mutable_body());
   return parts;
 }
 

@@ -3,8 +3,8 @@
 // compressed as its own gzip member. warc_sink.h describes the records.
 //
 // The work is split in two so it can run off the sink thread:
-//   - WarcPagePartsOf (cheap: header text and one copy of the body) runs on
-//     the thread that owns the page and yields a self-contained
+//   - WarcPagePartsOf (cheap: header text, and the body moved or copied)
+//     runs on the thread that owns the page and yields a self-contained
 //     WarcPageParts;
 //   - WarcPageEncoder::Encode (the costly part: SHA-1 over the block and
 //     deflate) needs nothing but those parts, so a worker thread can run it
@@ -47,6 +47,9 @@ struct WarcPageParts {
 // Takes from `page` what its records need. `now_ms` (wall clock) dates a
 // page that carries no fetch time.
 WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms);
+// The same, moving the body out of `page` instead of copying it; the rest
+// of `page` is left as it was.
+WarcPageParts WarcPagePartsOf(v1::Page&& page, int64_t now_ms);
 
 class WarcPageEncoder {
  public:

@@ -124,8 +124,17 @@ Status WarcSink::Open() {
 Status WarcSink::Write(const v1::Page& page) {
   if (!open_) return InternalError("WarcSink::Write called while not open");
   if (!window_error_.ok()) return window_error_;
-  pool_->Submit(WarcPagePartsOf(page, clock_->WallMs()),
-                page.dedup_key().empty() ? page.url() : page.dedup_key());
+  return Submit(WarcPagePartsOf(page, clock_->WallMs()), page);
+}
+
+Status WarcSink::WriteOwned(v1::Page&& page) {
+  if (!open_) return InternalError("WarcSink::Write called while not open");
+  if (!window_error_.ok()) return window_error_;
+  return Submit(WarcPagePartsOf(std::move(page), clock_->WallMs()), page);
+}
+
+Status WarcSink::Submit(WarcPageParts parts, const v1::Page& page) {
+  pool_->Submit(std::move(parts), page.dedup_key().empty() ? page.url() : page.dedup_key());
   Drain(/*wait_for_all=*/false);
   return window_error_;
 }

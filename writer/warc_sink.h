@@ -105,7 +105,7 @@ inline constexpr int kDefaultWarcGzipLevel = 1;
 // `threads` value meaning one encoding worker per core.
 inline constexpr int kWarcThreadsPerCore = -1;
 // Write() hands buffered bytes to the kernel once this many are pending.
-inline constexpr size_t kWarcWriteChunkBytes = 4u << 20;
+inline constexpr size_t kWarcWriteChunkBytes = 1u << 20;
 // Write() waits for the oldest page in the pool while more than this many
 // pages, or body bytes, are being encoded: bounded memory.
 inline constexpr size_t kWarcMaxPagesInFlightPerThread = 16;
@@ -128,6 +128,8 @@ class WarcSink : public Sink {
   Status Open() override;
   // Fails when an earlier page of this Flush window failed (see above).
   Status Write(const v1::Page& page) override;
+  // The same, moving the body to the encoding threads instead of copying.
+  Status WriteOwned(v1::Page&& page) override;
   // BeginFlush then FinishFlush.
   Status Flush() override;
   // Writes what is buffered and starts fsync (file, folder, index) on a
@@ -147,6 +149,8 @@ class WarcSink : public Sink {
   const std::string& index_path() const { return index_.path(); }
 
  private:
+  // Write and WriteOwned: hands `parts` to the pool.
+  Status Submit(WarcPageParts parts, const v1::Page& page);
   // Takes finished pages from the pool in order and appends them; with
   // `wait_for_all` until the pool is empty, else until it is within its
   // bounds.

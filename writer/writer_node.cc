@@ -82,7 +82,7 @@ void WriterNode::Ack(const std::string& identity, const std::string& page_id, bo
   Send(identity, envelope);
 }
 
-void WriterNode::HandlePage(const std::string& identity, const v1::Page& page) {
+void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
   const std::string& key = page.dedup_key().empty() ? page.url() : page.dedup_key();
   if (sinks_.IsStored(key)) {
     ++counters_.duplicates;
@@ -91,7 +91,9 @@ void WriterNode::HandlePage(const std::string& identity, const v1::Page& page) {
     return;
   }
   bool wrote = false;
-  if (Status s = sinks_.Write(key, page, &wrote); !s.ok()) {
+  const size_t body_bytes = page.body().size();
+  // WriteOwned leaves every field but the body alone, so `key` stays valid.
+  if (Status s = sinks_.Write(key, std::move(page), &wrote); !s.ok()) {
     ++counters_.write_errors;
     spdlog::error("cannot write url={}: {}", page.url(), s.message());
     Ack(identity, page.page_id(), false, false, s.message());
@@ -103,7 +105,7 @@ void WriterNode::HandlePage(const std::string& identity, const v1::Page& page) {
     pending_.push_back(PendingAck{identity, page.page_id(), key, /*duplicate=*/true});
     return;
   }
-  counters_.bytes_stored += page.body().size();
+  counters_.bytes_stored += body_bytes;
   pending_.push_back(PendingAck{identity, page.page_id(), key, /*duplicate=*/false});
 }
 
@@ -117,7 +119,7 @@ void WriterNode::HandleFetcherMessage(const std::string& identity, const std::st
   }
   switch (envelope->payload_case()) {
     case v1::Envelope::kPage:
-      HandlePage(identity, envelope->page());
+      HandlePage(identity, std::move(*envelope->mutable_page()));
       break;
     case v1::Envelope::kReady:
     case v1::Envelope::kHeartbeat: {

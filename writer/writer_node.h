@@ -71,7 +71,8 @@ class WriterNode {
   };
 
   void HandleFetcherMessage(const std::string& identity, const std::string& payload);
-  void HandlePage(const std::string& identity, const v1::Page& page);
+  // Takes the page: the sinks may move its body out.
+  void HandlePage(const std::string& identity, v1::Page&& page);
   void HandleFrontierMessage(const std::string& payload);
   // Starts the flush of pending_ (which becomes in_flight_).
   void BeginFlush();

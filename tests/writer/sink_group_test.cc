@@ -16,6 +16,8 @@ namespace {
 // What one fake sink saw; outlives the sink (the group owns the sink).
 struct FakeSinkLog {
   std::vector<std::string> written;   // URLs passed to Write, in order
+  std::vector<std::string> bodies;    // the body each had when it came
+  std::vector<std::string> owned;     // URLs that came through WriteOwned
   std::set<std::string> durable;      // URLs made durable by a Flush
   std::vector<std::string> pending;   // written since the last Flush
   std::vector<std::string> sealed;    // between BeginFlush and FinishFlush
@@ -34,8 +36,16 @@ class FakeSink : public Sink {
   Status Write(const v1::Page& page) override {
     if (log_.fail_writes) return UnavailableError(name_ + " write failed");
     log_.written.push_back(page.url());
+    log_.bodies.push_back(page.body());
     log_.pending.push_back(page.url());
     return Status::Ok();
+  }
+  // Takes the body as the WARC sink does, so a later sink would see it gone.
+  Status WriteOwned(v1::Page&& page) override {
+    log_.owned.push_back(page.url());
+    Status s = Write(page);
+    std::string taken = std::move(*page.mutable_body());
+    return s;
   }
   Status Flush() override {
     Status begun = BeginFlush();
@@ -116,6 +126,26 @@ TEST_F(SinkGroupTest, PageIsStoredOnceEverySinkFlushedIt) {
   EXPECT_EQ(b_.written, std::vector<std::string>{"u1"});
   EXPECT_EQ(group->stored_pages(), 1u);
   EXPECT_EQ(group->names(), "warc,jsonl");
+}
+
+TEST_F(SinkGroupTest, OnlyTheLastSinkNeedingAGivenUpPageMayTakeIt) {
+  b_.listed = {"held-by-b"};
+  auto group = MakeGroup();
+  bool wrote = false;
+  ASSERT_TRUE(group->Write("u1", PageFor("u1"), &wrote).ok());
+  // Only b needs it: a takes it.
+  ASSERT_TRUE(group->Write("held-by-b", PageFor("held-by-b"), &wrote).ok());
+  // Not given up: nobody takes it.
+  const v1::Page kept = PageFor("u2");
+  ASSERT_TRUE(group->Write("u2", kept, &wrote).ok());
+  EXPECT_EQ(kept.body(), "body of u2");
+
+  EXPECT_EQ(a_.written, (std::vector<std::string>{"u1", "held-by-b", "u2"}));
+  EXPECT_EQ(a_.bodies, (std::vector<std::string>{"body of u1", "body of held-by-b", "body of u2"}));
+  EXPECT_EQ(a_.owned, std::vector<std::string>{"held-by-b"});
+  EXPECT_EQ(b_.written, (std::vector<std::string>{"u1", "u2"}));
+  EXPECT_EQ(b_.bodies, (std::vector<std::string>{"body of u1", "body of u2"}));
+  EXPECT_EQ(b_.owned, std::vector<std::string>{"u1"});
 }
 
 TEST_F(SinkGroupTest, PageRefusedByTheSecondSinkIsRedeliveredOnlyToIt) {
