@@ -1,5 +1,6 @@
 #include "writer/gzip_member.h"
 
+#include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 
@@ -20,6 +21,16 @@ size_t IgzipBound(size_t n) { return n + 5 * (n / 65535 + 1) + ISAL_DEF_MAX_HDR_
 // (requests, outlink lists) are not like the pages the fitted tables follow.
 constexpr size_t kIgzipSmallRecordBytes = 4096;
 
+// RFC 1952 header: magic, deflate, no flags, no mtime, no extra flags, OS
+// unknown.
+constexpr unsigned char kGzipHeader[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
+// A stored deflate block holds at most this many bytes (LEN is 16 bits).
+constexpr size_t kStoredBlockMax = 65535;
+
+void AppendLittleEndian(std::string& out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
 }  // namespace
 
 GzipMemberCompressor::GzipMemberCompressor(int level)
@@ -28,8 +39,59 @@ GzipMemberCompressor::GzipMemberCompressor(int level)
 GzipMemberCompressor::~GzipMemberCompressor() { libdeflate_free_compressor(libdeflate_); }
 
 Status GzipMemberCompressor::AppendMember(std::string_view data, std::string& out) {
+  if (level_ == 0) {
+    AppendStoredMember({data}, out);
+    return Status::Ok();
+  }
   if (level_ == kIgzipGzipLevel && AppendWithIgzip(data, out)) return Status::Ok();
   return AppendWithLibdeflate(data, out);
+}
+
+Status GzipMemberCompressor::AppendMember(std::initializer_list<std::string_view> pieces,
+                                          std::string& out) {
+  if (level_ == 0) {
+    AppendStoredMember(pieces, out);
+    return Status::Ok();
+  }
+  joined_.clear();
+  for (std::string_view piece : pieces) joined_ += piece;
+  return AppendMember(std::string_view(joined_), out);
+}
+
+void GzipMemberCompressor::AppendStoredMember(std::initializer_list<std::string_view> pieces,
+                                              std::string& out) {
+  size_t total = 0;
+  for (std::string_view piece : pieces) total += piece.size();
+  const size_t blocks = std::max<size_t>(1, (total + kStoredBlockMax - 1) / kStoredBlockMax);
+  out.reserve(out.size() + sizeof(kGzipHeader) + 5 * blocks + total + 8);
+  out.append(reinterpret_cast<const char*>(kGzipHeader), sizeof(kGzipHeader));
+  uint32_t crc = 0;
+  auto piece = pieces.begin();
+  size_t used = 0;  // bytes of *piece already copied
+  size_t left = total;
+  for (size_t block = 0; block < blocks; ++block) {
+    const size_t n = std::min(left, kStoredBlockMax);
+    left -= n;
+    // BFINAL on the last block, BTYPE 00; we are byte-aligned, so the
+    // three header bits fill a byte. Then LEN and its complement.
+    AppendLittleEndian(out, left == 0 ? 1 : 0, 1);
+    AppendLittleEndian(out, n, 2);
+    AppendLittleEndian(out, ~n & 0xFFFF, 2);
+    for (size_t want = n; want > 0;) {
+      while (used == piece->size()) {
+        ++piece;
+        used = 0;
+      }
+      const size_t take = std::min(want, piece->size() - used);
+      const char* from = piece->data() + used;
+      crc = crc32_gzip_refl(crc, reinterpret_cast<const unsigned char*>(from), take);
+      out.append(from, take);
+      used += take;
+      want -= take;
+    }
+  }
+  AppendLittleEndian(out, crc, 4);
+  AppendLittleEndian(out, total & 0xFFFFFFFFu, 4);  // ISIZE: the size mod 2^32
 }
 
 bool GzipMemberCompressor::AppendWithIgzip(std::string_view data, std::string& out) {

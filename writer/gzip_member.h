@@ -14,9 +14,10 @@
 //     fitted to the records so far (huffman_table_fitter.h): 560 MB/s at
 //     0.289. Records under 4 KB (requests, outlink lists) get level 0 with
 //     igzip's preset tables: building tables costs more than it saves there.
-//   - levels 2-12 and 0: libdeflate, whose higher levels compress better
-//     than igzip's (zlib's scale 1-9 plus its slower 10-12); 0 writes
-//     stored blocks.
+//   - levels 2-12: libdeflate, whose higher levels compress better than
+//     igzip's (zlib's scale 1-9 plus its slower 10-12);
+//   - level 0, stored blocks: written here, from the caller's pieces
+//     without joining them, the CRC by ISA-L.
 // Should igzip ever report that the member did not fit the worst-case
 // buffer (it writes stored blocks for incompressible input, so it should
 // not), that member is made by libdeflate instead: the output is gzip either
@@ -26,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,8 +55,15 @@ class GzipMemberCompressor {
 
   // Appends `data` as one gzip member to `out`.
   Status AppendMember(std::string_view data, std::string& out);
+  // Appends the concatenation of `pieces` as one gzip member, without
+  // concatenating them first at level 0 (stored blocks are written straight
+  // from the pieces); other levels join them in a reused buffer.
+  Status AppendMember(std::initializer_list<std::string_view> pieces, std::string& out);
 
  private:
+  // Level 0: gzip header, stored blocks of at most 65,535 bytes, CRC-32
+  // (ISA-L's, carry-less multiply) and size.
+  void AppendStoredMember(std::initializer_list<std::string_view> pieces, std::string& out);
   // false: igzip could not take it (overflow, too large); `out` unchanged.
   bool AppendWithIgzip(std::string_view data, std::string& out);
   Status AppendWithLibdeflate(std::string_view data, std::string& out);
@@ -63,6 +72,7 @@ class GzipMemberCompressor {
   libdeflate_compressor* libdeflate_ = nullptr;  // created on first use
   std::vector<uint8_t> igzip_level_buffer_;      // igzip's hash and token space
   HuffmanTableFitter fitter_;                    // level 1 only
+  std::string joined_;                           // scratch: pieces joined
 };
 
 }  // namespace zcrawl::writer

@@ -227,10 +227,7 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out) {
   if (parts.body_truncated) response.AddField("WARC-Truncated", "length");
   record_bytes_.clear();
   AppendWarcHeader(response, parts.response_head.size() + parts.body.size(), record_bytes_);
-  record_bytes_ += parts.response_head;
-  record_bytes_ += parts.body;
-  record_bytes_ += kWarcRecordEnd;
-  Status s = gzip_.AppendMember(record_bytes_, out);
+  Status s = gzip_.AppendMember({record_bytes_, parts.response_head, parts.body, kWarcRecordEnd}, out);
   if (!s.ok()) return s;
 
   // Request.

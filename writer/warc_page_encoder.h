@@ -14,8 +14,8 @@
 // costs a second SHA-1 pass here. The writer trusts it as it trusts the
 // body: both come from the same fetcher in the same message.
 // The block digest covers the response's HTTP head and body, which stay in
-// separate buffers; each record is assembled once into one reused buffer
-// and compressed from there.
+// separate buffers; the compressor gets the record as pieces (header, head,
+// body, end) and joins them only where its level needs one buffer.
 //
 // Thread-safety: WarcPagePartsOf is a pure function, safe from any thread.
 // A WarcPageEncoder holds a compressor and scratch buffers: one per thread.
@@ -69,7 +69,7 @@ class WarcPageEncoder {
 
   GzipMemberCompressor gzip_;
   WarcSha1 sha1_;
-  std::string record_bytes_;  // scratch: one uncompressed record
+  std::string record_bytes_;  // scratch: a record's header, or a whole small record
 };
 
 }  // namespace zcrawl::writer

@@ -1,7 +1,7 @@
 // GzipMemberCompressor tests: at every level, each call appends exactly one
 // gzip member that zlib (an independent inflater) reads back byte for byte,
 // alone from its offset as well as in the run of members, for empty, tiny,
-// text, incompressible and multi-block inputs; level 1's Huffman tables
+// text, incompressible and multi-block inputs, whole or in pieces; level 1's Huffman tables
 // fitted to earlier records (HuffmanTableFitter) keep both properties.
 #include "writer/gzip_member.h"
 
@@ -69,6 +69,28 @@ TEST_P(GzipMemberLevelTest, EachCallAppendsOneMemberThatInflatesBack) {
     const auto one = InflateGzipMembers(out.substr(starts[i], starts[i + 1] - starts[i]));
     ASSERT_EQ(one.size(), 1u) << "input " << i;
     EXPECT_EQ(one[0], Inputs()[i]) << "input " << i;
+  }
+}
+
+TEST_P(GzipMemberLevelTest, PiecesMakeOneMemberOfTheirConcatenation) {
+  // Empty pieces, and pieces that cross stored blocks' 65,535-byte limit.
+  const std::string a = RandomBytes(65000, 4);
+  const std::string b = PageLikeText(70000);
+  const std::string c = "tail\r\n\r\n";
+  GzipMemberCompressor gzip(GetParam());
+  std::string out;
+  ASSERT_TRUE(gzip.AppendMember({a, "", b, c}, out).ok());
+  const size_t first = out.size();
+  ASSERT_TRUE(gzip.AppendMember({"", ""}, out).ok());
+  const auto members = InflateGzipMembers(out);
+  ASSERT_EQ(members.size(), 2u);
+  EXPECT_EQ(members[0], a + b + c);
+  EXPECT_EQ(members[1], "");
+  if (GetParam() == 0) {
+    // Stored: 10-byte header, 5 bytes per block, 8-byte trailer.
+    const size_t total = a.size() + b.size() + c.size();
+    EXPECT_EQ(first, 10 + total + 5 * ((total + 65534) / 65535) + 8);
+    EXPECT_EQ(out.size() - first, 10u + 5 + 8);
   }
 }
 
