@@ -205,6 +205,13 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out) {
   if (!response_id.ok()) return response_id.status();
   Result<std::string> request_id = NewWarcRecordId();
   if (!request_id.ok()) return request_id.status();
+  // Room for all three members at once: growing `out` member by member
+  // would copy what is already in it. Stored blocks need the most (the
+  // blocks plus ~1 KB of WARC headers and framing per record); the
+  // compressors' worst case for a page is about the same.
+  out.reserve(out.size() + parts.response_head.size() + parts.body.size() +
+              parts.request_block.size() + parts.metadata_block.size() + 5 * (parts.body.size() >> 16) +
+              4096);
 
   // Response: the block is head + body, digested and assembled in place.
   Result<std::string> payload_digest = parts.payload_digest;
