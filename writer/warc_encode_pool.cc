@@ -55,6 +55,16 @@ std::optional<EncodedWarcPage> WarcEncodePool::TakeNext(bool wait) {
   if (jobs_.empty()) return std::nullopt;
   if (wait) {
     if (!jobs_.front()->done && next_unstarted_ < jobs_.size()) work_cv_.notify_all();
+    // Rather than sleep while pages wait for a worker, encode them here: a
+    // sleeping owner costs a wake-up per page and leaves a core idle.
+    while (!jobs_.front()->done && next_unstarted_ < jobs_.size()) {
+      Job* job = jobs_[next_unstarted_++].get();
+      lock.unlock();
+      if (!owner_encoder_) owner_encoder_ = std::make_unique<WarcPageEncoder>(gzip_level_);
+      EncodeJob(*owner_encoder_, *job);
+      lock.lock();
+      job->done = true;
+    }
     done_cv_.wait(lock, [this] { return jobs_.front()->done; });
   } else if (!jobs_.front()->done) {
     return std::nullopt;
@@ -76,6 +86,11 @@ size_t WarcEncodePool::pending_bytes() const {
   return pending_bytes_;
 }
 
+void WarcEncodePool::EncodeJob(WarcPageEncoder& encoder, Job& job) {
+  job.result.status = encoder.Encode(job.parts, job.result.bytes);
+  job.parts = WarcPageParts();  // free the body now
+}
+
 void WarcEncodePool::WorkerLoop() {
   WarcPageEncoder encoder(gzip_level_);
   std::unique_lock<std::mutex> lock(mu_);
@@ -86,9 +101,7 @@ void WarcEncodePool::WorkerLoop() {
     // the Job itself stays put while we work on it unlocked.
     Job* job = jobs_[next_unstarted_++].get();
     lock.unlock();
-    EncodedWarcPage& result = job->result;
-    result.status = encoder.Encode(job->parts, result.bytes);
-    job->parts = WarcPageParts();  // free the body copy now
+    EncodeJob(encoder, *job);
     lock.lock();
     job->done = true;
     // Only the owner waits, and only for the oldest job.

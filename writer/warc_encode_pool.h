@@ -6,7 +6,8 @@
 // With 0 threads, Submit encodes on the caller's thread and no thread is
 // started: same results, same order, one core. To save wake-ups, Submit
 // wakes a sleeping worker only once a few pages wait; TakeNext(wait) wakes
-// them all before it sleeps, so every page is encoded by then.
+// them all, then encodes pages no worker has started yet itself, and
+// sleeps only when every page it waits for is being encoded already.
 //
 // The pool does not bound itself: its owner watches pending_pages() and
 // pending_bytes() and calls TakeNext(/*wait=*/true) when they are too high
@@ -71,8 +72,11 @@ class WarcEncodePool {
   };
 
   void WorkerLoop();
+  // Encodes one started job outside the lock; `encoder` is the caller's.
+  static void EncodeJob(WarcPageEncoder& encoder, Job& job);
 
   std::unique_ptr<WarcPageEncoder> inline_encoder_;  // 0 threads only
+  std::unique_ptr<WarcPageEncoder> owner_encoder_;   // TakeNext(wait) helping; owner's thread only
   mutable std::mutex mu_;
   std::condition_variable work_cv_;  // a job was queued, or stopping_
   std::condition_variable done_cv_;  // a job was finished
