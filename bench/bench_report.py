@@ -98,6 +98,7 @@ SINK_ROWS = (
     ("warc", "warc, gzip 1 (igzip), pipelined commit (the writer's way)"),
     ("warc_sync", "warc, gzip 1, Flush waited for"),
     ("warc_one_thread", "warc, gzip 1, no encoding threads"),
+    ("warc_own_digest", "warc, gzip 1, pages without the fetcher's body_sha1"),
     ("warc_stored", "warc, stored (--warc-gzip-level 0)"),
     ("files", "files"),
     ("jsonl", "jsonl (no body: pages/s is the figure)"),
