@@ -23,7 +23,7 @@ void AddFlags(CLI::App& app, WriterOptions& o) {
       ->capture_default_str();
   app.add_option("--warc-prefix", o.sink.warc_prefix, "WARC file name prefix")->capture_default_str();
   app.add_option("--warc-gzip-level", o.sink.warc_gzip_level,
-                 "gzip level of WARC records, 0-12 (0: stored; 1: igzip, fastest; 2-12: libdeflate, smaller)")
+                 "gzip level of WARC records, 0-12 (0: stored, ~1.7x the speed of 1 for ~3x the bytes; 1: igzip, fastest compression; 2-12: libdeflate, smaller)")
       ->capture_default_str()->check(CLI::Range(0, 12));
   app.add_option("--warc-threads", o.sink.warc_threads,
                  "Threads compressing WARC records (-1: one per core, 0: none)")
