@@ -1,5 +1,7 @@
 #include "writer/warc_encode_pool.h"
 
+#include <sched.h>
+
 #include <utility>
 
 namespace zcrawl::writer {
@@ -92,6 +94,13 @@ void WarcEncodePool::EncodeJob(WarcPageEncoder& encoder, Job& job) {
 }
 
 void WarcEncodePool::WorkerLoop() {
+  // SCHED_BATCH: a worker woken by the owner does not preempt it. Without
+  // it the scheduler ran the wakee on the owner's core first, the owner
+  // (which alone feeds every worker and writes the file) waited, and the
+  // other core idled (bench/RESULTS.md run I). Needs no privilege; on
+  // failure the worker just keeps the default policy.
+  const sched_param param{};
+  (void)sched_setscheduler(0, SCHED_BATCH, &param);
   WarcPageEncoder encoder(gzip_level_);
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
