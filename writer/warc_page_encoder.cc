@@ -64,18 +64,15 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }
 
 // Header values must not break the header block: CR, LF and NUL become
-// spaces. Copies the runs between them whole (an outlink list is ~2 KB per
-// page, built on the sink thread).
+// spaces. Copied whole, then fixed in place by a loop the compiler
+// vectorises (an outlink list is ~2 KB per page, built on the sink thread).
 void AppendHeaderValue(std::string& out, std::string_view value) {
-  size_t run = 0;  // start of the run not yet copied
-  for (size_t i = 0; i < value.size(); ++i) {
-    const char c = value[i];
-    if (c != '\r' && c != '\n' && c != '\0') continue;
-    out.append(value, run, i - run);
-    out.push_back(' ');
-    run = i + 1;
+  const size_t start = out.size();
+  out.append(value);
+  for (size_t i = start; i < out.size(); ++i) {
+    const char c = out[i];
+    if (c == '\r' || c == '\n' || c == '\0') out[i] = ' ';
   }
-  out.append(value, run);
 }
 
 struct HostAndPath {
