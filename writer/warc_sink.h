@@ -37,10 +37,10 @@
 // sink thread), while the sink thread writes earlier results in order.
 // Measured on the 2-core dev VM with bench/sink_throughput_bench (18 KB
 // HTML pages carrying the fetcher's body_sha1, fsync every 256;
-// bench/RESULTS.md run I): level 1 (igzip) with 2 workers about 390 MB/s
-// of page bodies with Flush, 440 pipelined (BeginFlush/FinishFlush),
+// bench/RESULTS.md run K): level 1 (igzip) with 2 workers about 460 MB/s
+// of page bodies with Flush, 500 pipelined (BeginFlush/FinishFlush),
 // files 0.35x that size; level 0 (stored blocks, still one member per
-// record) 760 MB/s for 1.14x the bytes: the choice when the writer's CPU,
+// record) 940 MB/s for 1.14x the bytes: the choice when the writer's CPU,
 // not the disk, is what limits a crawl.
 //
 // A file never grows past warc_max_bytes, except when it holds a single page
