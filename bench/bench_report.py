@@ -93,7 +93,7 @@ def process_split(runs):
 
 SINK_ROWS = (
     ("dd", "dd bs=1M count=1024 conv=fsync (1 GiB, one fsync)"),
-    ("raw_stepwise", "raw write + fsync every 256 pages' worth"),
+    ("raw_stepwise", "raw write + fsync every 512 pages' worth"),
     ("raw_overlapped", "raw, each fsync overlapped with the next writes"),
     ("warc", "warc, gzip 1 (igzip), pipelined commit (the writer's way)"),
     ("warc_sync", "warc, gzip 1, Flush waited for"),
@@ -140,7 +140,7 @@ def sink_section(work, p):
     return
   p("## Writer throughput per sink against the raw disk (medians of %d rounds)" % len(rounds))
   p("")
-  p("sink_throughput_bench: ~18 KB pages, a group commit (fsync) every 256 pages; MB/s of page")
+  p("sink_throughput_bench: ~18 KB pages, a group commit (fsync) every 512 pages; MB/s of page")
   p("bodies. Shares are medians of the per-round ratios (each round measures its own baselines).")
   p("")
   p("| what | MB/s | pages/s | bytes on disk per body byte | share of dd | share of raw stepwise | share of raw overlapped |")

@@ -1,9 +1,10 @@
 // Writer throughput per sink against the raw disk, in one run: each sink
-// writes ~18 KB pages and flushes (fsync) every 256 pages, as the writer's
-// group commit does, pipelined like the writer (BeginFlush, the next 256
+// writes ~18 KB pages and flushes (fsync) every 512 pages, as the writer's
+// group commit does when pages arrive faster than it stores them (its
+// --max-batch-pages, default 512), pipelined like the writer (BeginFlush, the next 512
 // pages, FinishFlush; sink.h); `_sync` variants call Flush and wait.
 // BM_RawWriteFsync writes the same number of body bytes with write(2) in
-// 1 MiB chunks and one fsync per 256 pages' worth — what `dd bs=1M
+// 1 MiB chunks and one fsync per 512 pages' worth — what `dd bs=1M
 // conv=fsync` does in steps; BM_RawWriteFsyncOverlapped runs each fsync on
 // a second thread while the next chunk is written, the same overlap the
 // sinks get. bytes_per_second counts page bodies, so the figures compare
@@ -28,7 +29,7 @@
 namespace zcrawl::writer {
 namespace {
 
-constexpr int kPagesPerFlush = 256;
+constexpr int kPagesPerFlush = 512;  // WriterOptions::max_batch_pages
 
 std::string FreshDir(const std::string& name) {
   const char* tmp = std::getenv("TMPDIR");
