@@ -130,6 +130,7 @@ def read_sink_rounds(work):
       mb = dd_mb_per_s(open(dd_path).read().strip())
       if mb:
         row["dd"] = (mb, None, 1.0)
+    row["_round"] = r
     rounds.append(row)
   return rounds
 
@@ -170,6 +171,52 @@ def sink_section(work, p):
   p("Per round (MB/s): " + "; ".join(
       ", ".join("%s %.0f" % (k, r[k][0]) for k in ("dd", "raw_stepwise", "raw_overlapped", "warc") if k in r)
       for r in rounds))
+  p("")
+
+
+def feed_section(work, p):
+  """The writer process fed over ZeroMQ (writer_feed_bench), per sink."""
+  rounds = []
+  for path in sorted(glob.glob(os.path.join(work, "feed-[0-9]*.jsonl"))):
+    r = re.search(r"feed-(\d+)\.jsonl$", path).group(1)
+    rows = {}
+    for line in open(path):
+      try:
+        row = json.loads(line)
+      except ValueError:
+        continue
+      rows[row["writer_flags"]] = row
+    rounds.append((r, rows))
+  if not rounds:
+    return
+  sinks = {row["_round"]: row for row in read_sink_rounds(work)}
+  p("## The writer process per sink, fed over ZeroMQ (medians of %d rounds)" % len(rounds))
+  p("")
+  p("writer_feed_bench: zcrawl-writer on a loopback port, two fake fetchers sending 40,000 of the")
+  p("site's pages (with body_sha1), up to 1,024 unacknowledged each; wall time from the first page")
+  p("sent to the last ack. Includes ZeroMQ's TCP transfer, decoding, group commits and acks. Shares")
+  p("against the same round's baselines of the sink bench.")
+  p("")
+  p("| writer flags | MB/s | pages/s | writer CPU s per GB | bytes on disk per body byte | share of dd | share of raw overlapped | complete |")
+  p("|---|---:|---:|---:|---:|---:|---:|---|")
+  flags_seen = []
+  for _, rows in rounds:
+    for f in rows:
+      if f not in flags_seen:
+        flags_seen.append(f)
+  for f in flags_seen:
+    have = [(r, rows[f]) for r, rows in rounds if f in rows]
+    mb = statistics.median(x["mb_per_s"] for _, x in have)
+    pps = statistics.median(x["pages_per_s"] for _, x in have)
+    cpu = statistics.median(x["writer_cpu_s"] / max(x["mb_per_s"] * x["seconds"] / 1000, 1e-9) for _, x in have)
+    ratio = statistics.median(x["output_ratio"] for _, x in have)
+    shares = []
+    for base in ("dd", "raw_overlapped"):
+      vals = [x["mb_per_s"] / sinks[r][base][0] for r, x in have if r in sinks and base in sinks[r]]
+      shares.append("%.0f%%" % (100 * statistics.median(vals)) if vals else "-")
+    complete = all(x["complete"] for _, x in have)
+    p("| `%s` | %.0f | %.0f | %.1f | %.2f | %s | %s |%s" % (
+        f, mb, pps, cpu, ratio, shares[0], shares[1], " yes |" if complete else " **no** |"))
   p("")
 
 
@@ -356,6 +403,7 @@ def main():
         p("")
 
   sink_section(work, p)
+  feed_section(work, p)
 
   micro = os.path.join(work, "micro.txt")
   if os.path.exists(micro) and os.path.getsize(micro) > 0:

@@ -24,7 +24,9 @@
 #  9. "sinks": the writer's throughput per sink (sink_throughput_bench)
 #     against the raw disk in the same run: `dd bs=1M count=1024
 #     conv=fsync` of 1 GiB, and the bench's own raw write+fsync baselines,
-#     REPEATS rounds interleaved, all in the working folder's file system.
+#     REPEATS rounds interleaved, all in the working folder's file system;
+#     then the zcrawl-writer process itself per sink, fed 40,000 pages over
+#     ZeroMQ by two fake fetchers (writer_feed_bench).
 # Then prints the results table (medians) and ratios, also written to
 # WORK/results.md.
 #
@@ -519,6 +521,15 @@ if part sinks; then
       dd if=/dev/zero of="$WORK/dd.bin" bs=1M count=1024 conv=fsync 2>&1 | tail -1 > "$WORK/sinks-dd-$r.txt"
       rm -f "$WORK/dd.bin"
       TMPDIR="$WORK" "$BIN_DIR/sink_throughput_bench" --benchmark_format=json > "$WORK/sinks-$r.json" 2>/dev/null
+      # The writer process itself, fed over ZeroMQ by fake fetchers.
+      if [ -x "$BIN_DIR/writer_feed_bench" ]; then
+        : > "$WORK/feed-$r.jsonl"
+        for flags in "--format warc" "--format warc --warc-gzip-level 0" "--format jsonl" "--format files"; do
+          # shellcheck disable=SC2086  # the flags are words on purpose
+          "$BIN_DIR/writer_feed_bench" "$BIN_DIR/zcrawl-writer" "$WORK/feed-out" --pages 40000 -- $flags \
+            >> "$WORK/feed-$r.jsonl" 2>> "$WORK/logs/feed.log" || log "writer_feed_bench $flags failed (see logs/feed.log)"
+        done
+      fi
     done
   else
     log "no $BIN_DIR/sink_throughput_bench (built with ZCRAWL_BUILD_BENCH and libbenchmark-dev)"
