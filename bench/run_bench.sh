@@ -521,16 +521,21 @@ if part sinks; then
       dd if=/dev/zero of="$WORK/dd.bin" bs=1M count=1024 conv=fsync 2>&1 | tail -1 > "$WORK/sinks-dd-$r.txt"
       rm -f "$WORK/dd.bin"
       TMPDIR="$WORK" "$BIN_DIR/sink_throughput_bench" --benchmark_format=json > "$WORK/sinks-$r.json" 2>/dev/null
-      # The writer process itself, fed over ZeroMQ by fake fetchers.
-      if [ -x "$BIN_DIR/writer_feed_bench" ]; then
+    done
+    # Then the writer process itself, fed over ZeroMQ by fake fetchers: after
+    # all rounds above, because deleting its 40,000 files slows the next file
+    # creations on ext4 for ~30 s (bench/README.md: "Outputs are deleted").
+    if [ -x "$BIN_DIR/writer_feed_bench" ]; then
+      for ((r = 1; r <= REPEATS; r++)); do
+        log "sinks round $r: writer_feed_bench"
         : > "$WORK/feed-$r.jsonl"
         for flags in "--format warc" "--format warc --warc-gzip-level 0" "--format jsonl" "--format files"; do
           # shellcheck disable=SC2086  # the flags are words on purpose
           "$BIN_DIR/writer_feed_bench" "$BIN_DIR/zcrawl-writer" "$WORK/feed-out" --pages 40000 -- $flags \
             >> "$WORK/feed-$r.jsonl" 2>> "$WORK/logs/feed.log" || log "writer_feed_bench $flags failed (see logs/feed.log)"
         done
-      fi
-    done
+      done
+    fi
   else
     log "no $BIN_DIR/sink_throughput_bench (built with ZCRAWL_BUILD_BENCH and libbenchmark-dev)"
   fi

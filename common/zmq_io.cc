@@ -90,17 +90,22 @@ Status ReceiveMessage(zmq::socket_t& socket, bool from_router, InboundMessage* o
     if (!socket.recv(frame, zmq::recv_flags::dontwait)) return NotFoundError("nothing to read");
     int frames = 1;
     out->identity.clear();
-    out->payload.clear();
+    out->payload = {};
     if (from_router) {
       out->identity.assign(static_cast<const char*>(frame.data()), frame.size());
       if (!frame.more()) return InvalidArgumentError("identity frame without payload");
       (void)socket.recv(frame, zmq::recv_flags::none);
       ++frames;
     }
-    out->payload.assign(static_cast<const char*>(frame.data()), frame.size());
+    // Kept as received: a page's ~20 KB are not copied before decoding.
+    out->frame = std::move(frame);
+    out->payload = std::string_view(static_cast<const char*>(out->frame.data()), out->frame.size());
     bool extra = false;
-    while (frame.more()) {  // drain unexpected extra frames
-      (void)socket.recv(frame, zmq::recv_flags::none);
+    zmq::message_t rest;
+    bool more = out->frame.more();
+    while (more) {  // drain unexpected extra frames
+      (void)socket.recv(rest, zmq::recv_flags::none);
+      more = rest.more();
       ++frames;
       extra = true;
     }

@@ -36,8 +36,9 @@ Status SendFrame(zmq::socket_t& socket, zmq::message_t payload);
 Status SendToPeer(zmq::socket_t& socket, std::string_view identity, std::string_view payload);
 
 struct InboundMessage {
-  std::string identity;  // empty on a DEALER
-  std::string payload;
+  std::string identity;    // empty on a DEALER
+  zmq::message_t frame;    // the payload frame as received: no copy
+  std::string_view payload;  // its bytes; valid until the next receive into this message
 };
 
 // Non-blocking receive of one logical message. Returns NotFound when nothing

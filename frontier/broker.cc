@@ -202,7 +202,7 @@ void Broker::Send(Peer& peer, v1::Envelope& envelope) {
   peer.last_sent_ms = clock_.NowMs();
 }
 
-void Broker::HandleMessage(const std::string& identity, const std::string& payload) {
+void Broker::HandleMessage(const std::string& identity, std::string_view payload) {
   auto decoded = EnvelopeCodec::Decode(payload);
   if (!decoded.ok()) {
     ++counters_.malformed_messages;

@@ -62,7 +62,7 @@ class Broker {
   const BrokerCounters& counters() const { return counters_; }
 
  private:
-  void HandleMessage(const std::string& identity, const std::string& payload);
+  void HandleMessage(const std::string& identity, std::string_view payload);
   void HandleReport(Peer& peer, const v1::FetchReport& report);
   void DrainAdmissions();
   Status OpenState();

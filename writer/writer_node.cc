@@ -109,7 +109,7 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
   pending_.push_back(PendingAck{identity, page.page_id(), key, /*duplicate=*/false});
 }
 
-void WriterNode::HandleFetcherMessage(const std::string& identity, const std::string& payload) {
+void WriterNode::HandleFetcherMessage(const std::string& identity, std::string_view payload) {
   auto envelope = EnvelopeCodec::Decode(payload);
   if (!envelope.ok()) {
     ++counters_.malformed_messages;
@@ -147,7 +147,7 @@ void WriterNode::HandleFetcherMessage(const std::string& identity, const std::st
   }
 }
 
-void WriterNode::HandleFrontierMessage(const std::string& payload) {
+void WriterNode::HandleFrontierMessage(std::string_view payload) {
   auto envelope = EnvelopeCodec::Decode(payload);
   if (!envelope.ok()) {
     ++counters_.malformed_messages;

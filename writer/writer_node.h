@@ -70,10 +70,10 @@ class WriterNode {
     bool duplicate = false;  // rides on a copy written earlier in the batch
   };
 
-  void HandleFetcherMessage(const std::string& identity, const std::string& payload);
+  void HandleFetcherMessage(const std::string& identity, std::string_view payload);
   // Takes the page: the sinks may move its body out.
   void HandlePage(const std::string& identity, v1::Page&& page);
-  void HandleFrontierMessage(const std::string& payload);
+  void HandleFrontierMessage(std::string_view payload);
   // Starts the flush of pending_ (which becomes in_flight_).
   void BeginFlush();
   // Waits for the flush in flight and acknowledges its pages.
