@@ -35,10 +35,18 @@ Status SendFrame(zmq::socket_t& socket, zmq::message_t payload);
 // ROUTER side: identity frame + payload frame.
 Status SendToPeer(zmq::socket_t& socket, std::string_view identity, std::string_view payload);
 
+// Keep one per receiving loop and receive into it again: `payload` views
+// `frame` (no copy of the bytes), so it lasts until the next receive into
+// the same object, and moving the object (short frames live inside it)
+// would leave it dangling.
 struct InboundMessage {
-  std::string identity;    // empty on a DEALER
-  zmq::message_t frame;    // the payload frame as received: no copy
-  std::string_view payload;  // its bytes; valid until the next receive into this message
+  InboundMessage() = default;
+  InboundMessage(InboundMessage&&) = delete;  // see above
+  InboundMessage& operator=(InboundMessage&&) = delete;
+
+  std::string identity;      // empty on a DEALER
+  zmq::message_t frame;      // the payload frame as received
+  std::string_view payload;  // its bytes
 };
 
 // Non-blocking receive of one logical message. Returns NotFound when nothing
