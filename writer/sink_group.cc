@@ -50,15 +50,15 @@ bool SinkGroup::IsStored(const std::string& key) const {
 }
 
 Status SinkGroup::Write(const std::string& key, const v1::Page& page, bool* wrote) {
-  // Not owned: no sink gets a mutable page.
-  return WriteToSinks(key, const_cast<v1::Page&>(page), /*owned=*/false, wrote);
+  return WriteToSinks(key, page, /*owned=*/nullptr, wrote);
 }
 
 Status SinkGroup::Write(const std::string& key, v1::Page&& page, bool* wrote) {
-  return WriteToSinks(key, page, /*owned=*/true, wrote);
+  return WriteToSinks(key, page, &page, wrote);
 }
 
-Status SinkGroup::WriteToSinks(const std::string& key, v1::Page& page, bool owned, bool* wrote) {
+Status SinkGroup::WriteToSinks(const std::string& key, const v1::Page& page, v1::Page* owned,
+                               bool* wrote) {
   *wrote = false;
   const auto held = durable_.find(key);
   const auto in_flight = sealed_.find(key);
@@ -72,8 +72,8 @@ Status SinkGroup::WriteToSinks(const std::string& key, v1::Page& page, bool owne
   for (size_t i = 0; i < sinks_.size(); ++i) {
     const uint32_t bit = uint32_t{1} << i;
     if ((has & bit) != 0) continue;
-    Status s = owned && i == last ? sinks_[i]->WriteOwned(std::move(page))
-                                  : sinks_[i]->Write(std::as_const(page));
+    Status s = owned != nullptr && i == last ? sinks_[i]->WriteOwned(std::move(*owned))
+                                             : sinks_[i]->Write(page);
     if (!s.ok()) {
       return Status(s.code(), "sink " + std::string(sinks_[i]->name()) + ": " + s.message());
     }

@@ -91,9 +91,9 @@ class SinkGroup {
 
  private:
   uint32_t all_sinks_mask() const;
-  // Both Writes: `owned` lets the last sink needing the page take it;
-  // without it `page` is only read.
-  Status WriteToSinks(const std::string& key, v1::Page& page, bool owned, bool* wrote);
+  // Both Writes. `owned` is `page` when the caller gave it up (the last
+  // sink needing it may take it), else null and `page` is only read.
+  Status WriteToSinks(const std::string& key, const v1::Page& page, v1::Page* owned, bool* wrote);
   // Runs `step` on every sink, even after one fails; returns the mask of
   // those that succeeded and keeps the first failure in `first` (unless it
   // already holds one).
