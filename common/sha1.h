@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -16,5 +17,7 @@ inline constexpr size_t kSha1Bytes = 20;
 
 // The 20-byte digest of `data`; empty only when OpenSSL fails.
 std::string Sha1(std::string_view data);
+// The digest of the pieces' concatenation, without concatenating them.
+std::string Sha1(std::initializer_list<std::string_view> pieces);
 
 }  // namespace zcrawl

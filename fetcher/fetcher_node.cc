@@ -143,7 +143,8 @@ PageProcessor& FetcherNode::ThreadProcessor() {
     t_processor.owner = this;
     // With the event loop the workers only parse: no HTTP client of their own.
     t_processor.processor = std::make_unique<PageProcessor>(
-        options_, event_loop() ? nullptr : MakeCurlHttpClient(options_.http), parsers_, clock_);
+        options_, event_loop() ? nullptr : MakeCurlHttpClient(options_.http), parsers_, clock_,
+        &warc_response_level_);
   }
   return *t_processor.processor;
 }
@@ -258,6 +259,9 @@ void FetcherNode::HandleWriter(const v1::Envelope& envelope) {
       for (const auto& ack : envelope.page_acks().acks()) HandleAck(ack);
       break;
     case v1::Envelope::kHeartbeat:
+      // What the writer wants with each page; workers read it per page.
+      warc_response_level_.store(envelope.heartbeat().writer_wants().warc_response_level(),
+                                 std::memory_order_relaxed);
       break;
     case v1::Envelope::kReject:
       SayReady(*writer_);

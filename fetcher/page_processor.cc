@@ -5,6 +5,7 @@
 #include "common/ascii.h"
 #include "common/sha1.h"
 #include "common/url.h"
+#include "common/warc_response_block.h"
 #include "fetcher/charset.h"
 #include "fetcher/link_resolver.h"
 #include "fetcher/sitemap_links.h"
@@ -46,8 +47,13 @@ bool IsHtmlContentType(std::string_view media_type) {
 }
 
 PageProcessor::PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
-                             std::shared_ptr<HtmlParserPool> parsers, const Clock& clock)
-    : options_(options), http_(std::move(http)), parsers_(std::move(parsers)), clock_(clock) {}
+                             std::shared_ptr<HtmlParserPool> parsers, const Clock& clock,
+                             const std::atomic<uint32_t>* warc_response_level)
+    : options_(options),
+      http_(std::move(http)),
+      parsers_(std::move(parsers)),
+      clock_(clock),
+      warc_response_level_(warc_response_level) {}
 
 HttpRequest PageProcessor::RequestFor(const v1::WorkItem& item) {
   HttpRequest request;
@@ -141,12 +147,27 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   }
   page.set_body_sha1(Sha1(response.body));  // the writer's WARC payload digest
   page.set_body(std::move(response.body));
+  AddWarcBlockIfWanted(page);
   if (options_.page_links) {
     *report.mutable_links() = page.links();
   } else {
     report.mutable_links()->Swap(page.mutable_links());
   }
   return outcome;
+}
+
+void PageProcessor::AddWarcBlockIfWanted(v1::Page& page) {
+  if (warc_response_level_ == nullptr) return;
+  const uint32_t level = warc_response_level_->load(std::memory_order_relaxed);
+  if (level == 0) return;
+  if (!warc_compressor_ || warc_compressor_level_ != level) {
+    warc_compressor_ = std::make_unique<GzipMemberCompressor>(static_cast<int>(level));
+    warc_compressor_level_ = level;
+  }
+  // Without the block the writer compresses the page itself: nothing lost.
+  if (Status s = AddWarcResponseBlock(page, *warc_compressor_); !s.ok()) {
+    spdlog::warn("no WARC block for url={}: {}", page.url(), s.message());
+  }
 }
 
 void PageProcessor::ParseHtml(const HttpResponse& response, v1::Page& page) {

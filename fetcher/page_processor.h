@@ -3,17 +3,24 @@
 // Produces the report for the frontier and, when there is something to
 // store, the page for the writer.
 //
+// When the writer asks for it, the worker also compresses the page's WARC
+// response block (common/warc_response_block.h): spread over the fetchers,
+// that work no longer bounds the single writer.
+//
 // Thread-safety: one processor per worker thread (it owns that thread's
 // HttpClient, which may be null when an event loop does the fetching and
 // only Complete is called); parsers are borrowed from a pool the workers
 // share, for the parse only.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "common/clock.h"
+#include "common/gzip_member.h"
 #include "fetcher/fetcher_options.h"
 #include "fetcher/html_parser.h"
 #include "fetcher/html_parser_pool.h"
@@ -30,8 +37,12 @@ struct FetchOutcome {
 
 class PageProcessor {
  public:
+  // `warc_response_level`, when given, is read for each page: the gzip level
+  // the writer last asked its WARC response blocks at (0: none;
+  // Heartbeat.writer_wants), set by the fetcher's network thread.
   PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
-                std::shared_ptr<HtmlParserPool> parsers, const Clock& clock);
+                std::shared_ptr<HtmlParserPool> parsers, const Clock& clock,
+                const std::atomic<uint32_t>* warc_response_level = nullptr);
 
   // Fetches the item with this processor's client, then Complete.
   FetchOutcome Process(const v1::WorkItem& item, const std::string& sender_id);
@@ -48,11 +59,16 @@ class PageProcessor {
  private:
   static void CompleteRobots(HttpResponse& response, v1::FetchReport& report);
   void ParseHtml(const HttpResponse& response, v1::Page& page);
+  // Adds page.warc_response at the level the writer asked for, if any.
+  void AddWarcBlockIfWanted(v1::Page& page);
 
   const FetcherOptions& options_;
   std::unique_ptr<HttpClient> http_;
   std::shared_ptr<HtmlParserPool> parsers_;
   const Clock& clock_;
+  const std::atomic<uint32_t>* warc_response_level_;
+  std::unique_ptr<GzipMemberCompressor> warc_compressor_;  // at warc_compressor_level_
+  uint32_t warc_compressor_level_ = 0;
 };
 
 // True for media types we parse as HTML.

@@ -56,6 +56,9 @@ class Sink {
   virtual bool FlushReady() { return true; }
   // Flushes and releases the destination. Idempotent.
   virtual Status Close() = 0;
+  // Adds what this sink asks the fetchers to send with each page beyond the
+  // page itself (answers to fetchers carry it in Heartbeat.writer_wants).
+  virtual void AddWants(v1::WriterWants& wants) const {}
   // The name used in --format, e.g. "files".
   virtual std::string_view name() const = 0;
   // Calls `visit` with the dedup key (the leased URL) of every page this

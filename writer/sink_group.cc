@@ -157,6 +157,12 @@ std::string SinkGroup::names() const {
   return out;
 }
 
+v1::WriterWants SinkGroup::Wants() const {
+  v1::WriterWants wants;
+  for (const auto& sink : sinks_) sink->AddWants(wants);
+  return wants;
+}
+
 size_t SinkGroup::stored_pages() const {
   size_t n = 0;
   for (const auto& [key, mask] : durable_) n += mask == all_sinks_mask() ? 1 : 0;

@@ -86,6 +86,8 @@ class SinkGroup {
 
   // "warc,jsonl".
   std::string names() const;
+  // What the sinks ask of the fetchers (Sink::AddWants), together.
+  v1::WriterWants Wants() const;
   // Keys stored by every sink.
   size_t stored_pages() const;
 

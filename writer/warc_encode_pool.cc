@@ -34,7 +34,7 @@ WarcEncodePool::~WarcEncodePool() {
 
 void WarcEncodePool::Submit(WarcPageParts parts, std::string key) {
   auto job = std::make_unique<Job>();
-  job->body_bytes = parts.body.size();
+  job->page_bytes = parts.page_bytes();
   job->result.key = std::move(key);
   if (inline_encoder_) {
     job->result.status = inline_encoder_->Encode(parts, job->result.bytes);
@@ -45,7 +45,7 @@ void WarcEncodePool::Submit(WarcPageParts parts, std::string key) {
   size_t unstarted = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    pending_bytes_ += job->body_bytes;
+    pending_bytes_ += job->page_bytes;
     jobs_.push_back(std::move(job));
     unstarted = jobs_.size() - next_unstarted_;
   }
@@ -74,7 +74,7 @@ std::optional<EncodedWarcPage> WarcEncodePool::TakeNext(bool wait) {
   std::unique_ptr<Job> job = std::move(jobs_.front());
   jobs_.pop_front();
   if (next_unstarted_ > 0) --next_unstarted_;  // done jobs were started
-  pending_bytes_ -= job->body_bytes;
+  pending_bytes_ -= job->page_bytes;
   return std::move(job->result);
 }
 

@@ -59,14 +59,14 @@ class WarcEncodePool {
 
   // Pages submitted and not yet taken.
   size_t pending_pages() const;
-  // Their body bytes.
+  // The page bytes they hold (bodies, or fetchers' compressed blocks).
   size_t pending_bytes() const;
   int threads() const { return static_cast<int>(workers_.size()); }
 
  private:
   struct Job {
     WarcPageParts parts;  // released once encoded
-    size_t body_bytes = 0;
+    size_t page_bytes = 0;
     EncodedWarcPage result;
     bool done = false;
   };

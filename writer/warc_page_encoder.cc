@@ -7,73 +7,11 @@
 
 #include "common/encoding.h"
 #include "common/sha1.h"
+#include "common/warc_http_head.h"
+#include "common/warc_response_block.h"
 
 namespace zcrawl::writer {
 namespace {
-
-std::string_view ReasonPhrase(uint32_t status) {
-  switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 203: return "Non-Authoritative Information";
-    case 204: return "No Content";
-    case 206: return "Partial Content";
-    case 300: return "Multiple Choices";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 303: return "See Other";
-    case 304: return "Not Modified";
-    case 307: return "Temporary Redirect";
-    case 308: return "Permanent Redirect";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 408: return "Request Timeout";
-    case 410: return "Gone";
-    case 429: return "Too Many Requests";
-    case 451: return "Unavailable For Legal Reasons";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "";
-  }
-}
-
-// RFC 9110 token characters: what a header name may contain.
-bool IsHeaderName(std::string_view name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7F) return false;
-    if (std::strchr("\"(),/:;<=>?@[\\]{}", c) != nullptr) return false;
-  }
-  return true;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return (x | 0x20) == (y | 0x20);
-         });
-}
-
-// Header values must not break the header block: CR, LF and NUL become
-// spaces. Copied whole, then fixed in place by a loop the compiler
-// vectorises (an outlink list is ~2 KB per page, built on the sink thread).
-void AppendHeaderValue(std::string& out, std::string_view value) {
-  const size_t start = out.size();
-  out.append(value);
-  for (size_t i = start; i < out.size(); ++i) {
-    const char c = out[i];
-    if (c == '\r' || c == '\n' || c == '\0') out[i] = ' ';
-  }
-}
 
 struct HostAndPath {
   std::string host;  // with ":port" when the URL has one
@@ -124,34 +62,6 @@ std::string RequestBlock(const v1::Page& page, std::string_view target) {
   return block;
 }
 
-// Status line, headers and the blank line; the body follows it in the block.
-std::string ResponseHead(const v1::Page& page) {
-  std::string block;
-  block.reserve(64 * (page.headers_size() + 2));
-  AppendHeaderValue(block, page.http_version().empty() ? "HTTP/1.1" : page.http_version());
-  block += ' ';
-  block += std::to_string(page.http_status());
-  block += ' ';
-  block += ReasonPhrase(page.http_status());
-  block += "\r\n";
-  for (const v1::Header& header : page.headers()) {
-    std::string_view name = header.name();
-    if (!IsHeaderName(name)) continue;  // includes HTTP/2 pseudo-headers
-    if (EqualsIgnoreCase(name, "Content-Length") || EqualsIgnoreCase(name, "Transfer-Encoding")) {
-      continue;
-    }
-    if (EqualsIgnoreCase(name, "Content-Encoding")) name = "X-Zcrawl-Orig-Content-Encoding";
-    block += name;
-    block += ": ";
-    AppendHeaderValue(block, header.value());
-    block += "\r\n";
-  }
-  block += "Content-Length: ";
-  block += std::to_string(page.body().size());
-  block += "\r\n\r\n";
-  return block;
-}
-
 // Everything but the body.
 WarcPageParts PartsWithoutBody(const v1::Page& page, int64_t now_ms) {
   WarcPageParts parts;
@@ -159,9 +69,17 @@ WarcPageParts PartsWithoutBody(const v1::Page& page, int64_t now_ms) {
   parts.date = FormatWarcDate(page.fetched_at_ms() != 0 ? page.fetched_at_ms() : now_ms);
   parts.ip_address = page.ip_address();
   parts.body_truncated = page.body_truncated();
-  parts.response_head = ResponseHead(page);
   if (page.body_sha1().size() == kSha1Bytes) {
     parts.payload_digest = "sha1:" + Base32Encode(page.body_sha1());
+  }
+  if (!parts.payload_digest.empty() && page.has_warc_response() &&
+      IsUsableWarcResponseBlock(page.warc_response())) {
+    const v1::WarcResponseBlock& block = page.warc_response();
+    parts.response_crc = block.crc32();
+    parts.response_block_length = block.block_length();
+    parts.block_digest = "sha1:" + Base32Encode(block.block_sha1());
+  } else {
+    parts.response_head = WarcHttpResponseHead(page, page.body().size());
   }
   parts.request_block = RequestBlock(page, parts.target_uri);
   size_t metadata_bytes = 0;
@@ -179,13 +97,21 @@ WarcPageParts PartsWithoutBody(const v1::Page& page, int64_t now_ms) {
 
 WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms) {
   WarcPageParts parts = PartsWithoutBody(page, now_ms);
-  parts.body = page.body();
+  if (parts.block_digest.empty()) {
+    parts.body = page.body();
+  } else {
+    parts.response_deflate = page.warc_response().deflate();
+  }
   return parts;
 }
 
 WarcPageParts WarcPagePartsOf(v1::Page&& page, int64_t now_ms) {
   WarcPageParts parts = PartsWithoutBody(page, now_ms);
-  parts.body = std::move(*page.mutable_body());
+  if (parts.block_digest.empty()) {
+    parts.body = std::move(*page.mutable_body());
+  } else {
+    parts.response_deflate = std::move(*page.mutable_warc_response()->mutable_deflate());
+  }
   return parts;
 }
 
@@ -206,21 +132,26 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out) {
   // would copy what is already in it. Stored blocks need the most (the
   // blocks plus ~1 KB of WARC headers and framing per record); the
   // compressors' worst case for a page is about the same.
-  out.reserve(out.size() + parts.response_head.size() + parts.body.size() +
+  out.reserve(out.size() + parts.response_head.size() + parts.body.size() + parts.response_deflate.size() +
               parts.request_block.size() + parts.metadata_block.size() + 5 * (parts.body.size() >> 16) +
               4096);
 
-  // Response: the block is head + body, digested and assembled in place.
+  // Response: the block is head + body, digested and assembled in place,
+  // unless the fetcher sent it digested and compressed.
+  const bool fetcher_block = !parts.block_digest.empty();
   Result<std::string> payload_digest = parts.payload_digest;
   if (parts.payload_digest.empty()) {
     sha1_.Update(parts.body);
     payload_digest = sha1_.Finish();
     if (!payload_digest.ok()) return payload_digest.status();
   }
-  sha1_.Update(parts.response_head);
-  sha1_.Update(parts.body);
-  Result<std::string> block_digest = sha1_.Finish();
-  if (!block_digest.ok()) return block_digest.status();
+  Result<std::string> block_digest = parts.block_digest;
+  if (!fetcher_block) {
+    sha1_.Update(parts.response_head);
+    sha1_.Update(parts.body);
+    block_digest = sha1_.Finish();
+    if (!block_digest.ok()) return block_digest.status();
+  }
   WarcRecord response{"response", *response_id, parts.date, {}, {}};
   response.AddField("WARC-Target-URI", parts.target_uri);
   if (!parts.ip_address.empty()) response.AddField("WARC-IP-Address", parts.ip_address);
@@ -230,9 +161,16 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out) {
   response.AddField("WARC-Block-Digest", std::move(*block_digest));
   if (parts.body_truncated) response.AddField("WARC-Truncated", "length");
   record_bytes_.clear();
-  AppendWarcHeader(response, parts.response_head.size() + parts.body.size(), record_bytes_);
-  Status s = gzip_.AppendMember({record_bytes_, parts.response_head, parts.body, kWarcRecordEnd}, out);
-  if (!s.ok()) return s;
+  Status s = Status::Ok();
+  if (fetcher_block) {
+    AppendWarcHeader(response, parts.response_block_length, record_bytes_);
+    AppendGzipMemberAround(record_bytes_, parts.response_deflate, parts.response_crc,
+                           parts.response_block_length + kWarcRecordEnd.size(), out);
+  } else {
+    AppendWarcHeader(response, parts.response_head.size() + parts.body.size(), record_bytes_);
+    s = gzip_.AppendMember({record_bytes_, parts.response_head, parts.body, kWarcRecordEnd}, out);
+    if (!s.ok()) return s;
+  }
 
   // Request.
   WarcRecord request{"request", *request_id, parts.date, {}, parts.request_block};

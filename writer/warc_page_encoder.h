@@ -12,7 +12,11 @@
 // The payload digest (SHA-1 of the body) comes with the page when the
 // fetcher computed it (Page.body_sha1, 20 bytes); only a page without it
 // costs a second SHA-1 pass here. The writer trusts it as it trusts the
-// body: both come from the same fetcher in the same message.
+// body: both come from the same fetcher in the same message. When the
+// writer asked for it, the fetcher also sent the whole response block
+// compressed, with its digest (Page.warc_response,
+// common/warc_response_block.h); then the response record costs no pass
+// over the body here at all.
 // The block digest covers the response's HTTP head and body, which stay in
 // separate buffers; the compressor gets the record as pieces (header, head,
 // body, end) and joins them only where its level needs one buffer.
@@ -25,7 +29,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "writer/gzip_member.h"
+#include "common/gzip_member.h"
 #include "writer/warc_record.h"
 #include "zcrawl.pb.h"
 
@@ -42,6 +46,16 @@ struct WarcPageParts {
   std::string payload_digest; // "sha1:BASE32" of body from Page.body_sha1; empty: Encode computes it
   std::string request_block;  // the request as sent, or synthesised
   std::string metadata_block; // "outlink: URL" lines; empty: no metadata record
+  // The fetcher's compressed response block (Page.warc_response), when it
+  // sent a usable one and the body's digest: then response_head and body
+  // stay empty and Encode only wraps the block in its member.
+  std::string response_deflate;
+  uint32_t response_crc = 0;          // of the block and kWarcRecordEnd
+  uint64_t response_block_length = 0; // the record's Content-Length
+  std::string block_digest;           // "sha1:BASE32" of the block
+
+  // Bytes this holds that scale with the page: what backpressure counts.
+  size_t page_bytes() const { return body.size() + response_deflate.size(); }
 };
 
 // Takes from `page` what its records need. `now_ms` (wall clock) dates a

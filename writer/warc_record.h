@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/warc_http_head.h"  // kWarcRecordEnd
 
 struct evp_md_ctx_st;
 struct evp_md_st;
@@ -22,8 +23,6 @@ struct evp_md_st;
 namespace zcrawl::writer {
 
 inline constexpr std::string_view kWarcVersionLine = "WARC/1.1";
-// What follows every record's block.
-inline constexpr std::string_view kWarcRecordEnd = "\r\n\r\n";
 
 struct WarcRecord {
   std::string type;       // WARC-Type: "warcinfo", "request", "response", ...

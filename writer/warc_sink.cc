@@ -121,6 +121,11 @@ Status WarcSink::Open() {
   return Status::Ok();
 }
 
+void WarcSink::AddWants(v1::WriterWants& wants) const {
+  if (!options_.fetcher_compression || gzip_level_ < 1) return;
+  wants.set_warc_response_level(static_cast<uint32_t>(std::clamp(gzip_level_, 1, kMaxGzipMemberLevel)));
+}
+
 Status WarcSink::Write(const v1::Page& page) {
   if (!open_) return InternalError("WarcSink::Write called while not open");
   if (!window_error_.ok()) return window_error_;

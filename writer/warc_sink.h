@@ -92,7 +92,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "writer/sink.h"
-#include "writer/gzip_member.h"
+#include "common/gzip_member.h"
 #include "writer/sink_options.h"
 #include "writer/warc_encode_pool.h"
 #include "writer/warc_index.h"
@@ -141,6 +141,9 @@ class WarcSink : public Sink {
   bool FlushReady() override;
   Status Close() override;
   std::string_view name() const override { return "warc"; }
+  // With options.fetcher_compression and a level of 1 or more: response
+  // blocks compressed at this sink's level.
+  void AddWants(v1::WriterWants& wants) const override;
   // The keys in the sidecar index (warc_index.h).
   Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 

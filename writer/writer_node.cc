@@ -18,7 +18,8 @@ WriterNode::WriterNode(const WriterOptions& options, zmq::context_t& context, co
       context_(context),
       clock_(clock),
       codec_(MakeRunId("writer")),
-      sinks_(std::move(sinks)) {}
+      sinks_(std::move(sinks)),
+      wants_(sinks_.Wants()) {}
 
 WriterNode::~WriterNode() { CloseSinks().IgnoreError(); }
 
@@ -92,6 +93,7 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
   }
   bool wrote = false;
   const size_t body_bytes = page.body().size();
+  const bool fetcher_block = page.has_warc_response();
   // WriteOwned leaves every field but the body alone, so `key` stays valid.
   if (Status s = sinks_.Write(key, std::move(page), &wrote); !s.ok()) {
     ++counters_.write_errors;
@@ -106,6 +108,7 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
     return;
   }
   counters_.bytes_stored += body_bytes;
+  if (fetcher_block) ++counters_.fetcher_warc_blocks;
   pending_.push_back(PendingAck{identity, page.page_id(), key, /*duplicate=*/false});
 }
 
@@ -124,7 +127,7 @@ void WriterNode::HandleFetcherMessage(const std::string& identity, std::string_v
     case v1::Envelope::kReady:
     case v1::Envelope::kHeartbeat: {
       v1::Envelope reply;
-      reply.mutable_heartbeat();
+      *reply.mutable_heartbeat()->mutable_writer_wants() = wants_;
       Send(identity, reply);
       break;
     }
@@ -222,6 +225,9 @@ void WriterNode::PublishMetrics() {
   AppendMetric(out, "zcrawl_writer_duplicates_total", "counter", "Pages acknowledged as already stored", counters_.duplicates);
   AppendMetric(out, "zcrawl_writer_write_errors_total", "counter", "Failed writes or flushes", counters_.write_errors);
   AppendMetric(out, "zcrawl_writer_flushes_total", "counter", "Group commits", counters_.flushes);
+  AppendMetric(out, "zcrawl_writer_fetcher_warc_blocks_total", "counter",
+               "Pages written that came with a WARC response block compressed by their fetcher",
+               counters_.fetcher_warc_blocks);
   AppendMetric(out, "zcrawl_writer_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
   metrics_->Publish(std::move(out));
 }
@@ -240,8 +246,9 @@ Status WriterNode::Run() {
         const std::string bytes = codec_.Encode(goodbye);
         SendFrame(frontier_, bytes).IgnoreError();
       }
-      spdlog::info("writer done stored={} duplicates={} bytes={} flushes={}", counters_.pages_stored,
-                   counters_.duplicates, counters_.bytes_stored, counters_.flushes);
+      spdlog::info("writer done stored={} duplicates={} bytes={} flushes={} fetcher_warc_blocks={}",
+                   counters_.pages_stored, counters_.duplicates, counters_.bytes_stored, counters_.flushes,
+                   counters_.fetcher_warc_blocks);
       return closed;
     }
     std::vector<zmq::pollitem_t> items = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};

@@ -46,6 +46,9 @@ struct WriterCounters {
   uint64_t write_errors = 0;
   uint64_t flushes = 0;
   uint64_t malformed_messages = 0;
+  // Pages written that carried Page.warc_response (their fetcher compressed
+  // the WARC block because this writer asked for it).
+  uint64_t fetcher_warc_blocks = 0;
 };
 
 class WriterNode {
@@ -92,6 +95,7 @@ class WriterNode {
   const Clock& clock_;
   EnvelopeCodec codec_;
   SinkGroup sinks_;
+  v1::WriterWants wants_;  // in every answer to a fetcher
   std::unique_ptr<ZapAuthenticator> zap_;
   zmq::socket_t socket_;    // ROUTER for fetchers
   zmq::socket_t frontier_;  // DEALER, only when options_.frontier is set

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "common/warc_http_head.h"
+#include "common/warc_response_block.h"
 #include "fetcher/charset.h"
 #include "fetcher/curl_multi_loop.h"
 #include "frontier/crawl_scheduler.h"
@@ -36,6 +38,27 @@ using ::zcrawl::testing::TestRequest;
 using ::zcrawl::testing::TestResponse;
 
 // gzip (RFC 1952) of `data`, as a server with Content-Encoding: gzip sends it.
+// A raw DEFLATE stream inflated by zlib (the fetcher compresses with igzip
+// or libdeflate).
+std::string InflateRaw(const std::string& deflate) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, -15), Z_OK);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(deflate.data()));
+  z.avail_in = static_cast<uInt>(deflate.size());
+  std::string out;
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    char buf[65536];
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof(buf);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - z.avail_out);
+  }
+  EXPECT_EQ(rc, Z_STREAM_END);
+  inflateEnd(&z);
+  return out;
+}
+
 std::string Gzip(const std::string& data) {
   z_stream zs{};
   if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -158,7 +181,7 @@ class PageProcessorTest : public ::testing::TestWithParam<std::string> {
       else http = MakeCurlHttpClient(options_.http);
       processor_ = std::make_unique<PageProcessor>(options_, std::move(http),
                                                    std::make_shared<HtmlParserPool>([] { return MakeHtmlParser("gumbo"); }),
-                                                   RealClock::Get());
+                                                   RealClock::Get(), &warc_response_level_);
     }
     return *processor_;
   }
@@ -214,6 +237,7 @@ class PageProcessorTest : public ::testing::TestWithParam<std::string> {
   std::map<std::string, TestResponse> routes_;  // guarded by mutex_
   std::vector<TestRequest> requests_;           // guarded by mutex_
   std::unique_ptr<TestHttpServer> server_;
+  std::atomic<uint32_t> warc_response_level_{0};  // what the writer asked for
   std::unique_ptr<PageProcessor> processor_;
   std::unique_ptr<frontier::CrawlScheduler> scheduler_;
 };
@@ -379,6 +403,46 @@ TEST_P(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   ASSERT_EQ(requests.size(), 1u);
   ASSERT_EQ(requests[0].headers.count("accept-encoding"), 1u);
   EXPECT_NE(requests[0].headers.at("accept-encoding").find("gzip"), std::string::npos);
+}
+
+TEST_P(PageProcessorTest, WarcResponseBlockIsAddedOnlyWhileTheWriterAsksAndAtItsLevel) {
+  std::string html = "<title>Block</title><p>";
+  for (int i = 0; i < 500; ++i) html += "compressible words ";
+  TestResponse zipped = Html(Gzip(html));
+  zipped.headers = {{"Content-Encoding", "gzip"}};
+  Route("/page", zipped);
+  StartServer();
+
+  FetchOutcome outcome = Fetch(At("/page"));  // not asked (yet)
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_FALSE(outcome.page->has_warc_response());
+
+  size_t level1_size = 0;
+  for (uint32_t level : {1u, 9u, 0u}) {
+    warc_response_level_ = level;
+    outcome = Fetch(At("/page"));
+    ASSERT_TRUE(outcome.page.has_value());
+    if (level == 0) {
+      EXPECT_FALSE(outcome.page->has_warc_response());
+      continue;
+    }
+    ASSERT_TRUE(outcome.page->has_warc_response()) << level;
+    const v1::WarcResponseBlock& block = outcome.page->warc_response();
+    // The block is the head the writer would store and the decoded body.
+    const std::string head = WarcHttpResponseHead(*outcome.page, html.size());
+    EXPECT_NE(head.find("X-Zcrawl-Orig-Content-Encoding: gzip"), std::string::npos) << head;
+    EXPECT_EQ(block.block_length(), head.size() + html.size());
+    EXPECT_EQ(InflateRaw(block.deflate()), head + html + "\r\n\r\n");
+    EXPECT_LT(block.deflate().size(), html.size() / 4);  // compressed
+    EXPECT_EQ(outcome.page->body(), html);               // and the body still sent
+    EXPECT_TRUE(IsUsableWarcResponseBlock(block));
+    // Level 9 (libdeflate) compresses repetitive text harder than 1 (igzip).
+    if (level == 1) {
+      level1_size = block.deflate().size();
+    } else {
+      EXPECT_LT(block.deflate().size(), level1_size);
+    }
+  }
 }
 
 TEST_P(PageProcessorTest, BodyOfExactlyMaxBodyBytesIsKept) {

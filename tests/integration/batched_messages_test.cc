@@ -44,8 +44,8 @@ class FakeFetcher {
     socket_.send(zmq::buffer(codec_.Encode(envelope)), zmq::send_flags::none);
   }
 
-  // Next envelope within the deadline, heartbeats skipped.
-  std::optional<v1::Envelope> Next(int64_t deadline_ms) {
+  // Next envelope within the deadline, heartbeats skipped unless asked for.
+  std::optional<v1::Envelope> Next(int64_t deadline_ms, bool skip_heartbeats = true) {
     while (NowMs() < deadline_ms) {
       zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, std::chrono::milliseconds(50));
@@ -53,7 +53,7 @@ class FakeFetcher {
       if (!(item.revents & ZMQ_POLLIN) || !socket_.recv(message, zmq::recv_flags::dontwait)) continue;
       auto envelope = EnvelopeCodec::Decode(
           std::string_view(static_cast<const char*>(message.data()), message.size()));
-      if (envelope.ok() && !envelope->has_heartbeat()) return *envelope;
+      if (envelope.ok() && !(skip_heartbeats && envelope->has_heartbeat())) return *envelope;
     }
     return std::nullopt;
   }
@@ -209,6 +209,35 @@ TEST_P(WriterAckTest, WriterAcknowledgesEveryPageOnceAndGroupsACommitPerFetcher)
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, WriterAckTest, ::testing::Values("files", "warc"));
+
+TEST_F(BatchedMessagesTest, WriterTellsEachFetcherWhatToAddToItsPages) {
+  // The writer's answer to Ready carries WriterWants: WARC response blocks
+  // at its gzip level, unless it stores records uncompressed, was told not
+  // to ask, or writes no WARC at all.
+  const std::vector<std::pair<std::vector<std::string>, uint32_t>> cases = {
+      {{"--format", "warc"}, 1},
+      {{"--format", "jsonl,warc", "--warc-gzip-level", "6"}, 6},
+      {{"--format", "warc", "--warc-gzip-level", "0"}, 0},
+      {{"--format", "warc", "--no-fetcher-compression"}, 0},
+      {{"--format", "files"}, 0},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+    const std::string out = dir_ + "/out" + std::to_string(i);
+    std::vector<std::string> argv = {BinDir() + "/zcrawl-writer", "--bind", endpoint, "--out", out};
+    argv.insert(argv.end(), cases[i].first.begin(), cases[i].first.end());
+    TestProcess writer;
+    writer.Start(argv, out + ".log");
+    FakeFetcher fetcher(context_, endpoint);
+    fetcher.Send(ReadyAsFetcher(1));
+    auto answer = fetcher.Next(NowMs() + 10000, /*skip_heartbeats=*/false);
+    ASSERT_TRUE(answer.has_value()) << ReadFile(out + ".log");
+    ASSERT_TRUE(answer->has_heartbeat()) << answer->DebugString();
+    EXPECT_EQ(answer->heartbeat().writer_wants().warc_response_level(), cases[i].second) << i;
+    writer.Signal(SIGTERM);
+    EXPECT_TRUE(writer.Wait(10000).has_value());
+  }
+}
 
 }  // namespace
 }  // namespace zcrawl::testing

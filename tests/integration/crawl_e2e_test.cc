@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/support/crawl_output.h"
@@ -118,6 +119,43 @@ TEST_F(SiteFixture, RunCrawlStoresEveryReachablePageOnceAndExitsPromptly) {
   // Ends promptly once the work is done: no fixed sleeps, no hang.
   EXPECT_LT(exited_ms - server_->last_request_ms(), 5000) << ReadFile(out_ + "/crawl.log");
   EXPECT_NE(ReadFile(out_ + "/crawl.log").find("crawl: finished"), std::string::npos);
+}
+
+TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithResponseBlocksCompressedByTheFetchers) {
+  // The writer asks its fetchers to compress each response block; the WARC
+  // files must hold every page once and pass the independent reader
+  // (tests/writer/warc_check.py: digests, lengths, pairs, one record per
+  // gzip member).
+  TestProcess crawl;
+  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out",
+               "--format", "warc", "--fetchers", "2", "--threads", "4", "--delay-ms", "0", "--per-host", "4"},
+              out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  auto code = crawl.Wait(120000);
+  const std::string log = ReadFile(out_ + "/crawl.log");
+  ASSERT_TRUE(code.has_value()) << "crawl did not finish; log:\n" << log;
+  EXPECT_EQ(*code, 0) << log;
+  const size_t expected = site_->ExpectedOk().size() + site_->ExpectedNotFound().size();
+  auto index = ReadIndex(out_ + "/out", "zcrawl-index.jsonl");
+  EXPECT_EQ(index.size(), expected);
+  for (const auto& [url, entries] : index) EXPECT_EQ(entries.size(), 1u) << url;
+
+  TestProcess check;
+  check.Start({"/usr/bin/env", "python3", SourceDir() + "/tests/writer/warc_check.py", "--no-details", out_ + "/out"},
+              out_ + "/check.log");
+  auto checked = check.Wait(60000);
+  ASSERT_TRUE(checked.has_value());
+  EXPECT_EQ(*checked, 0) << ReadFile(out_ + "/check.log");
+  const auto summary = nlohmann::json::parse(ReadFile(out_ + "/check.log"), nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << ReadFile(out_ + "/check.log");
+  EXPECT_EQ(summary["by_type"]["response"], expected);
+  EXPECT_EQ(summary["by_type"]["request"], expected);
+
+  // The writer says how many pages came compressed. It asks each fetcher in
+  // its first answer, before that fetcher can have fetched anything (a URL
+  // takes a round trip to the frontier first), so all of them should.
+  const size_t at = log.find("fetcher_warc_blocks=");
+  ASSERT_NE(at, std::string::npos) << log;
+  EXPECT_EQ(std::stoul(log.substr(at + 20)), expected) << log;
 }
 
 TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/encoding.h"
+#include "common/warc_response_block.h"
 #include "tests/support/gzip_members.h"
 
 namespace zcrawl::writer {
@@ -300,6 +301,138 @@ TEST_F(WarcSinkTest, PayloadDigestFromTheFetcherIsUsedAndAWrongLengthOneIgnored)
   EXPECT_EQ(digests[0], "sha1:" + Base32Encode(Sha1Raw(pages[0].body())));
   EXPECT_EQ(digests[1], "sha1:" + Base32Encode(Sha1Raw(pages[1].body())));
   EXPECT_EQ(digests[2], "sha1:" + Base32Encode(other));
+}
+
+// The WARC header, then the block and record end, of each response record.
+std::vector<std::pair<std::string, std::string>> ResponseRecords(const fs::path& file) {
+  std::vector<std::pair<std::string, std::string>> records;
+  for (const std::string& record : InflateGzipMembers(ReadFile(file))) {
+    const size_t end = record.find("\r\n\r\n");
+    if (record.substr(0, end).find("WARC-Type: response") == std::string::npos) continue;
+    records.emplace_back(record.substr(0, end), record.substr(end + 4));
+  }
+  return records;
+}
+
+std::string FieldOf(const std::string& header, const std::string& name) {
+  const size_t at = header.find("\r\n" + name + ": ");
+  if (at == std::string::npos) return "";
+  const size_t start = at + name.size() + 4;
+  return header.substr(start, header.find("\r\n", start) - start);
+}
+
+TEST_F(WarcSinkTest, ResponseBlocksCompressedByTheFetcherMakeTheSameRecords) {
+  // The same pages written twice: once as the writer builds them, once with
+  // the block each fetcher compressed (at several levels), given as the
+  // writer gives pages (Write and WriteOwned). The independent reader must
+  // accept both files, and the records must match byte for byte but for
+  // their random record ids.
+  std::vector<v1::Page> pages;
+  pages.push_back(MakePage(0, "<html><a href=/x>x</a></html>"));
+  pages[0].add_links()->set_url("https://example.com/x");
+  pages.push_back(MakePage(1, std::string("binary\0body\r\n\r\nmore", 20)));
+  for (auto [name, value] : {std::pair{"Content-Encoding", "gzip"}, std::pair{"Transfer-Encoding", "chunked"},
+                             std::pair{":status", "200"}, std::pair{"X-Evil", "a\r\nInjected: yes"}}) {
+    auto* h = pages[1].add_headers();
+    h->set_name(name);
+    h->set_value(value);
+  }
+  pages.push_back(MakePage(2, RandomBytes(70000, 2)));  // past a stored block
+  pages[2].set_http_status(404);
+  pages[2].set_http_version("HTTP/2");
+  pages[2].set_body_truncated(true);
+  pages.push_back(MakePage(3, ""));
+  std::string html;
+  while (html.size() < 30000) html += "<li><a href=/p" + std::to_string(html.size()) + ">item</a></li>\n";
+  pages.push_back(MakePage(4, html));
+  for (auto& page : pages) page.set_body_sha1(Sha1Raw(page.body()));
+
+  options_.warc_prefix = "own";
+  WarcSink own(options_);
+  options_.warc_prefix = "fetcher";
+  WarcSink wrapped(options_);
+  ASSERT_TRUE(own.Open().ok());
+  ASSERT_TRUE(wrapped.Open().ok());
+  const int levels[] = {1, 6, 0, 1, 12};
+  for (size_t i = 0; i < pages.size(); ++i) {
+    ASSERT_TRUE(own.Write(pages[i]).ok());
+    v1::Page with_block = pages[i];
+    GzipMemberCompressor fetcher_side(levels[i]);
+    ASSERT_TRUE(AddWarcResponseBlock(with_block, fetcher_side).ok());
+    if (i % 2 == 0) {
+      ASSERT_TRUE(wrapped.Write(with_block).ok());
+    } else {
+      ASSERT_TRUE(wrapped.WriteOwned(std::move(with_block)).ok());
+    }
+  }
+  ASSERT_TRUE(own.Close().ok());
+  ASSERT_TRUE(wrapped.Close().ok());
+
+  const CheckResult check = RunChecker(dir_);
+  ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
+  EXPECT_EQ(check.summary["by_type"]["response"], 10);
+  const auto files = WarcFiles(dir_);
+  ASSERT_EQ(files.size(), 2u);
+  const auto fetcher_records = ResponseRecords(files[0]);  // "fetcher-..." sorts first
+  const auto own_records = ResponseRecords(files[1]);
+  ASSERT_EQ(fetcher_records.size(), pages.size());
+  ASSERT_EQ(own_records.size(), pages.size());
+  for (size_t i = 0; i < pages.size(); ++i) {
+    EXPECT_EQ(fetcher_records[i].second, own_records[i].second) << i;  // block and record end
+    for (const char* field : {"WARC-Target-URI", "WARC-Date", "WARC-Payload-Digest", "WARC-Block-Digest",
+                              "WARC-Truncated", "Content-Type", "Content-Length"}) {
+      EXPECT_EQ(FieldOf(fetcher_records[i].first, field), FieldOf(own_records[i].first, field))
+          << i << " " << field;
+    }
+  }
+}
+
+TEST_F(WarcSinkTest, FetcherBlockIsTrustedAndOneTheWriterCannotUseIsIgnored) {
+  // 0: a usable block whose digest is not the block's: written as sent,
+  // which proves the writer used the block and did not digest it again.
+  // 1: the same wrong digest, but the page has no body_sha1: the block is
+  // ignored and the record built from the body. 2: a 5-byte digest:
+  // ignored too.
+  const std::string wrong = Sha1Raw("not the block");
+  std::vector<v1::Page> pages;
+  for (int i = 0; i < 3; ++i) {
+    pages.push_back(MakePage(i, RandomBytes(9000, 20 + i)));
+    pages[i].set_body_sha1(Sha1Raw(pages[i].body()));
+    GzipMemberCompressor fetcher_side(1);
+    ASSERT_TRUE(AddWarcResponseBlock(pages[i], fetcher_side).ok());
+  }
+  pages[0].mutable_warc_response()->set_block_sha1(wrong);
+  pages[1].mutable_warc_response()->set_block_sha1(wrong);
+  pages[1].clear_body_sha1();
+  pages[2].mutable_warc_response()->set_block_sha1("short");
+
+  WarcSink sink(options_);
+  ASSERT_TRUE(sink.Open().ok());
+  for (const auto& page : pages) ASSERT_TRUE(sink.Write(page).ok());
+  ASSERT_TRUE(sink.Close().ok());
+
+  const auto records = ResponseRecords(WarcFiles(dir_).at(0));
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(FieldOf(records[0].first, "WARC-Block-Digest"), "sha1:" + Base32Encode(wrong));
+  for (size_t i = 1; i < 3; ++i) {
+    const std::string block = records[i].second.substr(0, records[i].second.size() - 4);
+    EXPECT_EQ(FieldOf(records[i].first, "WARC-Block-Digest"), "sha1:" + Base32Encode(Sha1Raw(block))) << i;
+    EXPECT_TRUE(block.ends_with(pages[i].body())) << i;
+  }
+}
+
+TEST(WarcSinkWantsTest, AsksFetchersForBlocksAtItsLevelUnlessStoredOrTurnedOff) {
+  SinkOptions options;
+  auto wanted = [&](int level) {
+    v1::WriterWants wants;
+    WarcSink(options, level).AddWants(wants);
+    return wants.warc_response_level();
+  };
+  EXPECT_EQ(wanted(1), 1u);
+  EXPECT_EQ(wanted(9), 9u);
+  EXPECT_EQ(wanted(0), 0u);  // stored records: nothing to spare the writer
+  options.fetcher_compression = false;
+  EXPECT_EQ(wanted(1), 0u);
 }
 
 TEST_F(WarcSinkTest, FileNameIsPrefixUtcStampAndSerial) {

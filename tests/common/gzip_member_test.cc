@@ -1,20 +1,21 @@
 // GzipMemberCompressor tests: at every level, each call appends exactly one
-// gzip member that zlib (an independent inflater) reads back byte for byte,
+// gzip member (or a raw DEFLATE stream that AppendGzipMemberAround makes one) that zlib (an independent inflater) reads back byte for byte,
 // alone from its offset as well as in the run of members, for empty, tiny,
 // text, incompressible and multi-block inputs, whole or in pieces; level 1's Huffman tables
 // fitted to earlier records (HuffmanTableFitter) keep both properties.
-#include "writer/gzip_member.h"
+#include "common/gzip_member.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <random>
 #include <string>
 #include <vector>
 
 #include "tests/support/gzip_members.h"
-#include "writer/huffman_table_fitter.h"
+#include "common/huffman_table_fitter.h"
 
-namespace zcrawl::writer {
+namespace zcrawl {
 namespace {
 
 using ::zcrawl::testing::InflateGzipMembers;
@@ -94,7 +95,53 @@ TEST_P(GzipMemberLevelTest, PiecesMakeOneMemberOfTheirConcatenation) {
   }
 }
 
+TEST_P(GzipMemberLevelTest, RawDeflateWrappedAfterAPrefixIsOneMemberOfBoth) {
+  // What the fetcher compresses and the writer wraps: every input, behind
+  // prefixes that are empty, header-sized and past one stored block.
+  GzipMemberCompressor gzip(GetParam());
+  const std::vector<std::string> prefixes = {"", "WARC/1.1\r\nWARC-Type: response\r\n\r\n",
+                                             RandomBytes(70000, 5)};
+  std::string out = "already here";
+  const size_t start = out.size();
+  std::vector<std::string> expected;
+  for (const std::string& in : Inputs()) {
+    for (const std::string& prefix : prefixes) {
+      std::string deflate;
+      Result<uint32_t> crc = gzip.AppendRawDeflate({in.substr(0, in.size() / 2), in.substr(in.size() / 2)}, deflate);
+      ASSERT_TRUE(crc.ok());
+      EXPECT_EQ(*crc, crc32(0, reinterpret_cast<const Bytef*>(in.data()), static_cast<uInt>(in.size())));
+      AppendGzipMemberAround(prefix, deflate, *crc, in.size(), out);
+      expected.push_back(prefix + in);
+    }
+  }
+  EXPECT_EQ(out.substr(0, start), "already here");
+  EXPECT_EQ(InflateGzipMembers(out.substr(start)), expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, GzipMemberLevelTest, ::testing::Values(0, 1, 2, 6, 9, 12));
+
+TEST(GzipMemberTest, WrappedMemberWithAWrongCrcOrSizeFailsZlibsCheck) {
+  // The trailer is combined from the caller's CRC and size, never recomputed:
+  // a wrong one must make a member zlib rejects (so the check above can fail).
+  GzipMemberCompressor gzip(1);
+  const std::string in = PageLikeText(18000);
+  std::string deflate;
+  Result<uint32_t> crc = gzip.AppendRawDeflate({in}, deflate);
+  ASSERT_TRUE(crc.ok());
+  for (auto [bad_crc, bad_size] : {std::pair{*crc ^ 1u, in.size()}, std::pair{*crc, in.size() + 1}}) {
+    std::string member;
+    AppendGzipMemberAround("head", deflate, bad_crc, bad_size, member);
+    z_stream z{};
+    ASSERT_EQ(inflateInit2(&z, 31), Z_OK);
+    std::string buf(in.size() + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(member.data());
+    z.avail_in = static_cast<uInt>(member.size());
+    z.next_out = reinterpret_cast<Bytef*>(buf.data());
+    z.avail_out = static_cast<uInt>(buf.size());
+    EXPECT_EQ(inflate(&z, Z_FINISH), Z_DATA_ERROR);
+    inflateEnd(&z);
+  }
+}
 
 size_t MemberSize(int level, const std::string& in) {
   GzipMemberCompressor gzip(level);
@@ -190,4 +237,4 @@ TEST(GzipMemberTest, LevelsOutsideTheRangeAreClamped) {
 }
 
 }  // namespace
-}  // namespace zcrawl::writer
+}  // namespace zcrawl

@@ -28,7 +28,7 @@
 struct isal_huff_histogram;
 struct isal_hufftables;
 
-namespace zcrawl::writer {
+namespace zcrawl {
 
 class HuffmanTableFitter {
  public:
@@ -58,4 +58,4 @@ class HuffmanTableFitter {
   uint64_t fits_ = 0;
 };
 
-}  // namespace zcrawl::writer
+}  // namespace zcrawl

@@ -1,4 +1,4 @@
-#include "writer/huffman_table_fitter.h"
+#include "common/huffman_table_fitter.h"
 
 #include <isa-l/igzip_lib.h>
 
@@ -6,7 +6,7 @@
 #include <climits>
 #include <cstring>
 
-namespace zcrawl::writer {
+namespace zcrawl {
 
 HuffmanTableFitter::HuffmanTableFitter()
     : histogram_(std::make_unique<isal_huff_histogram>()), tables_(std::make_unique<isal_hufftables>()) {
@@ -41,4 +41,4 @@ void HuffmanTableFitter::Fit() {
   for (auto& count : histogram_->dist_histogram) count /= 2;
 }
 
-}  // namespace zcrawl::writer
+}  // namespace zcrawl

@@ -33,11 +33,11 @@
 #include <vector>
 
 #include "common/status.h"
-#include "writer/huffman_table_fitter.h"
+#include "common/huffman_table_fitter.h"
 
 struct libdeflate_compressor;
 
-namespace zcrawl::writer {
+namespace zcrawl {
 
 // Highest level: libdeflate's slowest, best compression.
 inline constexpr int kMaxGzipMemberLevel = 12;
@@ -59,14 +59,20 @@ class GzipMemberCompressor {
   // concatenating them first at level 0 (stored blocks are written straight
   // from the pieces); other levels join them in a reused buffer.
   Status AppendMember(std::initializer_list<std::string_view> pieces, std::string& out);
+  // Appends the concatenation of `pieces` as one raw DEFLATE stream (RFC
+  // 1951: no gzip header or trailer, its last block final) and returns
+  // gzip's CRC-32 of the input, which the member's trailer will need
+  // (AppendGzipMemberAround). The same compressors as for members.
+  Result<uint32_t> AppendRawDeflate(std::initializer_list<std::string_view> pieces, std::string& out);
 
  private:
   // Level 0: gzip header, stored blocks of at most 65,535 bytes, CRC-32
   // (ISA-L's, carry-less multiply) and size.
   void AppendStoredMember(std::initializer_list<std::string_view> pieces, std::string& out);
-  // false: igzip could not take it (overflow, too large); `out` unchanged.
-  bool AppendWithIgzip(std::string_view data, std::string& out);
-  Status AppendWithLibdeflate(std::string_view data, std::string& out);
+  // `raw`: a bare DEFLATE stream instead of a gzip member. false: igzip
+  // could not take it (overflow, too large); `out` unchanged.
+  bool AppendWithIgzip(std::string_view data, bool raw, std::string& out);
+  Status AppendWithLibdeflate(std::string_view data, bool raw, std::string& out);
 
   int level_;
   libdeflate_compressor* libdeflate_ = nullptr;  // created on first use
@@ -75,4 +81,17 @@ class GzipMemberCompressor {
   std::string joined_;                           // scratch: pieces joined
 };
 
-}  // namespace zcrawl::writer
+// Appends one gzip member whose contents are `prefix` followed by what
+// `deflate` inflates to: the gzip header, `prefix` as stored blocks not
+// marked final, `deflate` as it is (a raw DEFLATE stream whose last block is
+// final, inflating to `deflate_size` bytes with CRC-32 `deflate_crc`), and a
+// trailer with the CRC-32 of the whole, combined from the two (zlib's
+// crc32_combine) without reading `deflate`'s contents again. A DEFLATE
+// stream is a run of blocks, and a stored block ends on a byte boundary, so
+// the result is one ordinary member. This is how the writer wraps its WARC
+// header around a response block a fetcher compressed: the per-byte work
+// (deflate, CRC) was done on the fetcher.
+void AppendGzipMemberAround(std::string_view prefix, std::string_view deflate, uint32_t deflate_crc,
+                            uint64_t deflate_size, std::string& out);
+
+}  // namespace zcrawl

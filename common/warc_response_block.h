@@ -1,0 +1,36 @@
+// WarcResponseBlock (proto): a page's WARC response block, compressed by the
+// fetcher that fetched it, for the writer to wrap in its record.
+//
+// Why: there is one writer and there are many fetchers. Deflate and the
+// block's SHA-1 were most of the writer's CPU per page (igzip 44%, SHA-1
+// 12% of its samples), bounding the whole crawl's storage rate by one
+// machine's cores. Done by the fetchers, they scale with them; the writer
+// is left with its header, a copy and a CRC-32 combine per response.
+// A fetcher adds the block only when the writer asked for it
+// (Heartbeat.writer_wants); the writer puts its WARC header in front, so
+// record ids, dates and file rotation stay the writer's.
+//
+// Thread-safety: pure functions; the compressor passed in is the caller's
+// (one per thread).
+#pragma once
+
+#include "common/gzip_member.h"
+#include "common/status.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl {
+
+// Sets page.warc_response from the page's status, version, headers and
+// body, compressed by `compressor` (its level is the writer's ask). The
+// block is WarcHttpResponseHead(page) then the body, exactly what the
+// writer would have stored itself; the stream covers the block followed by
+// kWarcRecordEnd. Fails only when SHA-1 or the compressor does.
+Status AddWarcResponseBlock(v1::Page& page, GzipMemberCompressor& compressor);
+
+// Whether a writer can use `block` as sent: a 20-byte block_sha1, a
+// non-empty stream and block, and a block no larger than DEFLATE can make
+// of that stream (1032:1 at most). Anything else is ignored and the writer
+// builds the block from the body.
+bool IsUsableWarcResponseBlock(const v1::WarcResponseBlock& block);
+
+}  // namespace zcrawl

@@ -1,0 +1,118 @@
+// AddWarcResponseBlock (the fetcher's side of a WARC response record): the
+// stream inflates, with zlib, to exactly the HTTP head the writer would
+// store, the body and the record end; the length, SHA-1 and CRC-32 that
+// travel with it describe those bytes. IsUsableWarcResponseBlock turns away
+// blocks the writer could not wrap.
+#include "common/warc_response_block.h"
+
+#include <gtest/gtest.h>
+#include <openssl/sha.h>
+#include <zlib.h>
+
+#include <random>
+#include <string>
+
+#include "common/warc_http_head.h"
+
+namespace zcrawl {
+namespace {
+
+std::string InflateRaw(const std::string& deflate, size_t expected_size) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, -15), Z_OK);  // raw DEFLATE, no wrapper
+  std::string out(expected_size + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(deflate.data()));
+  z.avail_in = static_cast<uInt>(deflate.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+  EXPECT_EQ(z.avail_in, 0u) << "bytes after the final block";
+  out.resize(z.total_out);
+  inflateEnd(&z);
+  return out;
+}
+
+std::string Sha1Raw(const std::string& data) {
+  unsigned char md[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(data.data()), data.size(), md);
+  return std::string(reinterpret_cast<const char*>(md), sizeof(md));
+}
+
+v1::Page MakePage(std::string body) {
+  v1::Page page;
+  page.set_url("http://127.0.0.1/a");
+  page.set_http_status(404);
+  page.set_http_version("HTTP/2");
+  for (auto [name, value] : {std::pair{"Content-Type", "text/html"}, std::pair{"Content-Encoding", "br"},
+                             std::pair{"X-Evil", "a\r\nInjected: yes"}, std::pair{":status", "404"}}) {
+    auto* h = page.add_headers();
+    h->set_name(name);
+    h->set_value(value);
+  }
+  page.set_body(std::move(body));
+  return page;
+}
+
+std::string RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+class WarcResponseBlockTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(WarcResponseBlockTest, StreamInflatesToTheWritersHeadTheBodyAndTheRecordEnd) {
+  GzipMemberCompressor compressor(GetParam());
+  std::string html;
+  while (html.size() < 40000) html += "<p>page text <a href=/x" + std::to_string(html.size()) + ">x</a></p>\n";
+  for (const std::string& body : {std::string(), html, RandomBytes(70000, 3)}) {
+    v1::Page page = MakePage(body);
+    ASSERT_TRUE(AddWarcResponseBlock(page, compressor).ok());
+    ASSERT_TRUE(page.has_warc_response());
+    const v1::WarcResponseBlock& block = page.warc_response();
+    const std::string head = WarcHttpResponseHead(page, body.size());
+    EXPECT_TRUE(head.starts_with("HTTP/2 404 Not Found\r\n")) << head;
+    EXPECT_NE(head.find("X-Zcrawl-Orig-Content-Encoding: br\r\n"), std::string::npos) << head;
+    EXPECT_EQ(head.find("\r\nInjected"), std::string::npos) << head;  // no line of its own
+    EXPECT_TRUE(head.ends_with("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n")) << head;
+    const std::string expected = head + body + "\r\n\r\n";
+    EXPECT_EQ(InflateRaw(block.deflate(), expected.size()), expected);
+    EXPECT_EQ(block.block_length(), head.size() + body.size());
+    EXPECT_EQ(block.block_sha1(), Sha1Raw(head + body));
+    EXPECT_EQ(block.crc32(), crc32(0, reinterpret_cast<const Bytef*>(expected.data()),
+                                   static_cast<uInt>(expected.size())));
+    EXPECT_TRUE(IsUsableWarcResponseBlock(block));
+    EXPECT_EQ(page.body(), body);  // the page keeps its body
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, WarcResponseBlockTest, ::testing::Values(0, 1, 6, 12));
+
+TEST(WarcResponseBlockTest, BlocksAWriterCannotWrapAreNotUsable) {
+  GzipMemberCompressor compressor(1);
+  v1::Page page = MakePage("<html>hello</html>");
+  ASSERT_TRUE(AddWarcResponseBlock(page, compressor).ok());
+  const v1::WarcResponseBlock good = page.warc_response();
+  ASSERT_TRUE(IsUsableWarcResponseBlock(good));
+
+  v1::WarcResponseBlock bad = good;
+  bad.set_block_sha1("short");
+  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  bad = good;
+  bad.clear_block_sha1();
+  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  bad = good;
+  bad.clear_deflate();
+  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  bad = good;
+  bad.set_block_length(0);
+  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  bad = good;
+  bad.set_block_length(good.deflate().size() * 2000);  // more than DEFLATE can make of it
+  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  EXPECT_FALSE(IsUsableWarcResponseBlock(v1::WarcResponseBlock()));
+}
+
+}  // namespace
+}  // namespace zcrawl
