@@ -9,8 +9,13 @@
 // a second thread while the next chunk is written, the same overlap the
 // sinks get. bytes_per_second counts page bodies, so the figures compare
 // directly. The WARC sink runs with its default encoding threads (one per
-// core) unless the name says otherwise. Pages carry the body's SHA-1 as
-// our fetchers send it (Page.body_sha1), except in `warc_own_digest`.
+// core) unless the name says otherwise. Pages come as our fetchers send
+// them to a writer with the default settings: with the body's SHA-1
+// (Page.body_sha1) and, for WARC at a gzip level of 1 or more, the response
+// block they compressed (Page.warc_response, made before the clock starts:
+// that work is the fetchers'). `warc_writer_compresses` leaves the block
+// out (the writer's --no-fetcher-compression), `warc_own_digest` the digest
+// too.
 // Files go to $TMPDIR (default /tmp).
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -24,6 +29,7 @@
 
 #include "bench/synthetic_page.h"
 #include "common/sha1.h"
+#include "common/warc_response_block.h"
 #include "writer/sink_registry.h"
 
 namespace zcrawl::writer {
@@ -38,6 +44,9 @@ std::string FreshDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   return dir.string();
 }
+
+// What the fetchers add to each page.
+enum class FetcherWork { kNone, kDigest, kDigestAndBlock };
 
 const std::vector<v1::Page>& Pages() {
   static const std::vector<v1::Page> pages = [] {
@@ -62,8 +71,19 @@ const std::vector<v1::Page>& Pages() {
   return pages;
 }
 
+// Pages() with the WARC response blocks a fetcher makes at gzip `level`.
+std::vector<v1::Page> PagesWithBlocks(int level) {
+  std::vector<v1::Page> out = Pages();
+  GzipMemberCompressor compressor(level);
+  for (v1::Page& page : out) {
+    if (!AddWarcResponseBlock(page, compressor).ok()) out.clear();
+  }
+  return out;
+}
+
 void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 1,
-             int warc_threads = -1, bool pipelined = true, bool fetcher_digest = true) {
+             int warc_threads = -1, bool pipelined = true,
+             FetcherWork fetcher = FetcherWork::kDigestAndBlock) {
   const std::string dir = FreshDir(format);
   SinkOptions options;
   options.out_dir = dir;
@@ -75,14 +95,24 @@ void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 
     return;
   }
   Sink& sink = *(*sinks)[0];
-  const auto& pages = Pages();
+  // Blocks only where the writer would ask for them (WarcSink::AddWants).
+  v1::WriterWants wants;
+  sink.AddWants(wants);
+  const std::vector<v1::Page> pages =
+      fetcher == FetcherWork::kDigestAndBlock && wants.warc_response_level() > 0
+          ? PagesWithBlocks(static_cast<int>(wants.warc_response_level()))
+          : Pages();
+  if (pages.empty()) {
+    state.SkipWithError("cannot make the fetchers' blocks");
+    return;
+  }
   uint64_t bytes = 0, n = 0;
   for (auto _ : state) {
     // Each iteration: one group commit of kPagesPerFlush distinct pages.
     for (int i = 0; i < kPagesPerFlush; ++i, ++n) {
       v1::Page page = pages[n % pages.size()];
       page.set_url(page.url() + "?n=" + std::to_string(n));  // distinct files
-      if (!fetcher_digest) page.clear_body_sha1();
+      if (fetcher == FetcherWork::kNone) page.clear_body_sha1();
       bytes += page.body().size();
       // As the writer does: the page is the sink's to take.
       if (!sink.WriteOwned(std::move(page)).ok()) state.SkipWithError("write failed");
@@ -115,8 +145,12 @@ BENCHMARK_CAPTURE(BM_Sink, warc_stored, "warc", 0)->Unit(benchmark::kMillisecond
 BENCHMARK_CAPTURE(BM_Sink, warc_one_thread, "warc", 1, 0)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
 // Flush waited for before the next window starts.
 BENCHMARK_CAPTURE(BM_Sink, warc_sync, "warc", 1, -1, false)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
-// Pages without Page.body_sha1: the writer digests every body twice.
-BENCHMARK_CAPTURE(BM_Sink, warc_own_digest, "warc", 1, -1, true, false)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
+// Pages without the fetcher's block: the writer compresses and digests each
+// response itself (--no-fetcher-compression, or fetchers that do not
+// answer WriterWants).
+BENCHMARK_CAPTURE(BM_Sink, warc_writer_compresses, "warc", 1, -1, true, FetcherWork::kDigest)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
+// Pages without Page.body_sha1 either: the writer digests every body twice.
+BENCHMARK_CAPTURE(BM_Sink, warc_own_digest, "warc", 1, -1, true, FetcherWork::kNone)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2);
 
 void BM_RawWriteFsync(benchmark::State& state, bool overlapped) {
   const std::string dir = FreshDir("raw");

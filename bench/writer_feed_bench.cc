@@ -3,7 +3,11 @@
 // the real zcrawl-writer on a loopback port and has FEEDERS fake fetchers
 // (one thread and one DEALER each, the protocol of docs/PROTOCOL.md 3.2)
 // send it distinct ~18 KB pages (the bench site's pages, with body_sha1 as
-// our fetchers send it), each keeping up to WINDOW pages unacknowledged, as a
+// our fetchers send it, and the compressed WARC response block when the
+// writer asks for it in its answer to Ready, made before the clock starts
+// like the digest: the fetchers' work; without the body when the writer
+// says it may be left out), each keeping up to WINDOW pages
+// unacknowledged, as a
 // fetcher holds its URLs until the writer's ack. What it measures therefore
 // includes ZeroMQ, decoding, the group commit and the acks.
 //
@@ -15,6 +19,7 @@
 // writer's CPU seconds (from /proc) and the feeders' own, and the bytes the
 // writer left in OUT_DIR per body byte. Exits 1 if the writer refused a page
 // or did not acknowledge everything within a minute of silence.
+// "fetcher_warc_blocks" says whether the pages carried compressed blocks.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -36,6 +41,7 @@
 #include "common/envelope_codec.h"
 #include "common/loopback_port.h"
 #include "common/sha1.h"
+#include "common/warc_response_block.h"
 #include "common/zmq_io.h"
 
 namespace {
@@ -58,6 +64,7 @@ struct FeederResult {
   uint64_t stored = 0;
   uint64_t refused = 0;
   uint64_t body_bytes = 0;
+  uint64_t warc_blocks = 0;  // templates that carry the writer's block
   bool timed_out = false;
 };
 
@@ -120,6 +127,7 @@ FeederResult Feed(zmq::context_t& context, const std::string& endpoint, int inde
   }
   EnvelopeCodec codec(id);
   // Join: Ready until the writer answers (it may still be starting).
+  v1::WriterWants wants;  // what the writer asks for with each page
   for (int attempt = 0;; ++attempt) {
     v1::Envelope hello;
     hello.mutable_ready()->set_role(v1::PEER_ROLE_FETCHER);
@@ -128,7 +136,11 @@ FeederResult Feed(zmq::context_t& context, const std::string& endpoint, int inde
     zmq::pollitem_t item{socket->handle(), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, std::chrono::milliseconds(500));
     InboundMessage message;
-    if (ReceiveMessage(*socket, false, &message).ok()) break;
+    if (ReceiveMessage(*socket, false, &message).ok()) {
+      auto answer = EnvelopeCodec::Decode(message.payload);
+      if (answer.ok()) wants = answer->heartbeat().writer_wants();
+      break;
+    }
     if (attempt == 40) {
       result.timed_out = true;
       ready.fetch_add(1);
@@ -143,8 +155,18 @@ FeederResult Feed(zmq::context_t& context, const std::string& endpoint, int inde
     page->set_content_type("text/html");
     page->set_title("Page " + std::to_string(n));
     page->set_body(bench::SyntheticPage(n));
+    page->set_body_length(page->body().size());
     page->set_body_sha1(Sha1(page->body()));
     for (const auto& href : bench::SyntheticPageHrefs(n)) page->add_links()->set_url(href);
+  }
+  if (wants.warc_response_level() > 0) {
+    GzipMemberCompressor compressor(static_cast<int>(wants.warc_response_level()));
+    for (v1::Envelope& envelope : templates) {
+      v1::Page& page = *envelope.mutable_page();
+      if (!AddWarcResponseBlock(page, compressor).ok()) continue;
+      ++result.warc_blocks;
+      if (wants.omit_body()) page.clear_body();
+    }
   }
   ready.fetch_add(1);
   while (!start.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -163,7 +185,7 @@ FeederResult Feed(zmq::context_t& context, const std::string& endpoint, int inde
       page->set_dedup_key(url);
       page->set_fetched_at_ms(1'780'000'000'000 + static_cast<int64_t>(sent));
       if (!SendFrame(*socket, codec.EncodeMessage(envelope)).ok()) break;  // HWM: wait for acks
-      result.body_bytes += page->body().size();
+      result.body_bytes += page->body_length();
       ++sent;
     }
     zmq::pollitem_t item{socket->handle(), 0, ZMQ_POLLIN, 0};
@@ -276,6 +298,7 @@ int main(int argc, char** argv) {
     total.refused += r.refused;
     total.body_bytes += r.body_bytes;
     total.timed_out |= r.timed_out;
+    total.warc_blocks += r.warc_blocks;
   }
   const uint64_t on_disk = FolderBytes(o.out_dir);
   std::string flags;
@@ -283,12 +306,12 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"writer_flags\": \"%s\", \"pages\": %llu, \"stored\": %llu, \"refused\": %llu, \"seconds\": %.3f, "
       "\"mb_per_s\": %.1f, \"pages_per_s\": %.0f, \"writer_cpu_s\": %.2f, \"feeders_cpu_s\": %.2f, "
-      "\"output_ratio\": %.3f, \"complete\": %s}\n",
+      "\"output_ratio\": %.3f, \"fetcher_warc_blocks\": %s, \"complete\": %s}\n",
       flags.c_str(), static_cast<unsigned long long>(o.pages), static_cast<unsigned long long>(total.stored),
       static_cast<unsigned long long>(total.refused), seconds, total.body_bytes / seconds / 1e6,
       total.stored / seconds, writer_cpu, own_cpu,
       total.body_bytes ? static_cast<double>(on_disk) / static_cast<double>(total.body_bytes) : 0.0,
-      total.stored == o.pages && !total.timed_out ? "true" : "false");
+      total.warc_blocks > 0 ? "true" : "false", total.stored == o.pages && !total.timed_out ? "true" : "false");
   std::filesystem::remove_all(o.out_dir);
   return total.stored == o.pages && total.refused == 0 && !total.timed_out ? 0 : 1;
 }

@@ -33,4 +33,15 @@ Status AddWarcResponseBlock(v1::Page& page, GzipMemberCompressor& compressor);
 // builds the block from the body.
 bool IsUsableWarcResponseBlock(const v1::WarcResponseBlock& block);
 
+// Whether the page came without its body (WriterWants.omit_body): an empty
+// body where body_length says there was one.
+bool BodyWasOmitted(const v1::Page& page);
+
+// Puts the body back into a page whose fetcher omitted it, from its
+// warc_response: inflates the stream (libdeflate), checks its size and
+// CRC-32 against the message, and takes the block's last body_length bytes,
+// which must follow the head's blank line. InvalidArgument when any of that
+// does not hold: the page cannot be stored as sent.
+Status RestoreOmittedBody(v1::Page& page);
+
 }  // namespace zcrawl

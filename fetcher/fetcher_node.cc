@@ -144,7 +144,7 @@ PageProcessor& FetcherNode::ThreadProcessor() {
     // With the event loop the workers only parse: no HTTP client of their own.
     t_processor.processor = std::make_unique<PageProcessor>(
         options_, event_loop() ? nullptr : MakeCurlHttpClient(options_.http), parsers_, clock_,
-        &warc_response_level_);
+        &writer_wants_);
   }
   return *t_processor.processor;
 }
@@ -260,8 +260,7 @@ void FetcherNode::HandleWriter(const v1::Envelope& envelope) {
       break;
     case v1::Envelope::kHeartbeat:
       // What the writer wants with each page; workers read it per page.
-      warc_response_level_.store(envelope.heartbeat().writer_wants().warc_response_level(),
-                                 std::memory_order_relaxed);
+      writer_wants_.Set(envelope.heartbeat().writer_wants());
       break;
     case v1::Envelope::kReject:
       SayReady(*writer_);

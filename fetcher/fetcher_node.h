@@ -17,7 +17,6 @@
 // a NotifyingQueue polled next to the sockets.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -109,9 +108,9 @@ class FetcherNode {
   uint32_t outstanding_credit_ = 0;          // asked for, not yet received
   uint32_t threads_ = 0;                     // URLs fetched at once; an operator may change it
   std::string writer_sender_id_;             // changes when the writer restarts
-  // Gzip level of the WARC response blocks the writer last asked for (0:
-  // none); written here, read by the workers (page_processor.h).
-  std::atomic<uint32_t> warc_response_level_{0};
+  // What the writer last asked for with each page; written here, read by
+  // the workers (page_processor.h).
+  WriterWantsCell writer_wants_;
   bool shutdown_received_ = false;
   FetcherCounters counters_;
 };

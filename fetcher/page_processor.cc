@@ -48,12 +48,12 @@ bool IsHtmlContentType(std::string_view media_type) {
 
 PageProcessor::PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
                              std::shared_ptr<HtmlParserPool> parsers, const Clock& clock,
-                             const std::atomic<uint32_t>* warc_response_level)
+                             const WriterWantsCell* writer_wants)
     : options_(options),
       http_(std::move(http)),
       parsers_(std::move(parsers)),
       clock_(clock),
-      warc_response_level_(warc_response_level) {}
+      writer_wants_(writer_wants) {}
 
 HttpRequest PageProcessor::RequestFor(const v1::WorkItem& item) {
   HttpRequest request;
@@ -146,6 +146,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
     AddRedirectTarget(response.location, page);
   }
   page.set_body_sha1(Sha1(response.body));  // the writer's WARC payload digest
+  page.set_body_length(response.body.size());
   page.set_body(std::move(response.body));
   AddWarcBlockIfWanted(page);
   if (options_.page_links) {
@@ -157,8 +158,8 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
 }
 
 void PageProcessor::AddWarcBlockIfWanted(v1::Page& page) {
-  if (warc_response_level_ == nullptr) return;
-  const uint32_t level = warc_response_level_->load(std::memory_order_relaxed);
+  if (writer_wants_ == nullptr) return;
+  const uint32_t level = writer_wants_->warc_response_level.load(std::memory_order_relaxed);
   if (level == 0) return;
   if (!warc_compressor_ || warc_compressor_level_ != level) {
     warc_compressor_ = std::make_unique<GzipMemberCompressor>(static_cast<int>(level));
@@ -167,7 +168,11 @@ void PageProcessor::AddWarcBlockIfWanted(v1::Page& page) {
   // Without the block the writer compresses the page itself: nothing lost.
   if (Status s = AddWarcResponseBlock(page, *warc_compressor_); !s.ok()) {
     spdlog::warn("no WARC block for url={}: {}", page.url(), s.message());
+    return;
   }
+  // body_length stays: the writer can inflate the body back should it need
+  // it after all.
+  if (writer_wants_->omit_body.load(std::memory_order_relaxed)) page.clear_body();
 }
 
 void PageProcessor::ParseHtml(const HttpResponse& response, v1::Page& page) {

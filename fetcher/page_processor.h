@@ -29,6 +29,18 @@
 
 namespace zcrawl::fetcher {
 
+// What the writer last asked its fetchers for (Heartbeat.writer_wants):
+// written by the fetcher's network thread, read by the workers per page.
+struct WriterWantsCell {
+  std::atomic<uint32_t> warc_response_level{0};  // 0: no blocks
+  std::atomic<bool> omit_body{false};            // with a block, leave the body out
+
+  void Set(const v1::WriterWants& wants) {
+    warc_response_level.store(wants.warc_response_level(), std::memory_order_relaxed);
+    omit_body.store(wants.omit_body(), std::memory_order_relaxed);
+  }
+};
+
 struct FetchOutcome {
   uint64_t lease_id = 0;
   v1::FetchReport report;         // to the frontier, once the page is durable
@@ -37,12 +49,11 @@ struct FetchOutcome {
 
 class PageProcessor {
  public:
-  // `warc_response_level`, when given, is read for each page: the gzip level
-  // the writer last asked its WARC response blocks at (0: none;
-  // Heartbeat.writer_wants), set by the fetcher's network thread.
+  // `writer_wants`, when given, is read for each page (and must outlive
+  // the processor).
   PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
                 std::shared_ptr<HtmlParserPool> parsers, const Clock& clock,
-                const std::atomic<uint32_t>* warc_response_level = nullptr);
+                const WriterWantsCell* writer_wants = nullptr);
 
   // Fetches the item with this processor's client, then Complete.
   FetchOutcome Process(const v1::WorkItem& item, const std::string& sender_id);
@@ -59,14 +70,15 @@ class PageProcessor {
  private:
   static void CompleteRobots(HttpResponse& response, v1::FetchReport& report);
   void ParseHtml(const HttpResponse& response, v1::Page& page);
-  // Adds page.warc_response at the level the writer asked for, if any.
+  // Adds page.warc_response at the level the writer asked for, if any, and
+  // drops the body if the writer said it may.
   void AddWarcBlockIfWanted(v1::Page& page);
 
   const FetcherOptions& options_;
   std::unique_ptr<HttpClient> http_;
   std::shared_ptr<HtmlParserPool> parsers_;
   const Clock& clock_;
-  const std::atomic<uint32_t>* warc_response_level_;
+  const WriterWantsCell* writer_wants_;
   std::unique_ptr<GzipMemberCompressor> warc_compressor_;  // at warc_compressor_level_
   uint32_t warc_compressor_level_ = 0;
 };

@@ -83,6 +83,7 @@ class ExecSink : public Sink {
   // Flushes, closes the pipe (end of input) and waits for the command.
   Status Close() override;
   std::string_view name() const override { return "exec"; }
+  bool NeedsBody() const override { return options_.jsonl_body; }
 
   const std::string& command() const { return command_; }
   // The command's process id while it runs (-1 before Open and once reaped).

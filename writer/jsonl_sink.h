@@ -55,6 +55,7 @@ class JsonlSink : public Sink {
   Status Flush() override;
   Status Close() override;
   std::string_view name() const override { return "jsonl"; }
+  bool NeedsBody() const override { return options_.jsonl_body; }
   // The URLs in pages.jsonl.
   Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 

@@ -159,7 +159,12 @@ std::string SinkGroup::names() const {
 
 v1::WriterWants SinkGroup::Wants() const {
   v1::WriterWants wants;
-  for (const auto& sink : sinks_) sink->AddWants(wants);
+  bool bodies_needed = false;
+  for (const auto& sink : sinks_) {
+    sink->AddWants(wants);
+    bodies_needed |= sink->NeedsBody();
+  }
+  wants.set_omit_body(wants.warc_response_level() > 0 && !bodies_needed);
   return wants;
 }
 

@@ -86,7 +86,9 @@ class SinkGroup {
 
   // "warc,jsonl".
   std::string names() const;
-  // What the sinks ask of the fetchers (Sink::AddWants), together.
+  // What the sinks ask of the fetchers (Sink::AddWants), together; bodies
+  // may be omitted when response blocks are asked for and no sink reads
+  // bodies (Sink::NeedsBody).
   v1::WriterWants Wants() const;
   // Keys stored by every sink.
   size_t stored_pages() const;

@@ -126,6 +126,8 @@ void WarcSink::AddWants(v1::WriterWants& wants) const {
   wants.set_warc_response_level(static_cast<uint32_t>(std::clamp(gzip_level_, 1, kMaxGzipMemberLevel)));
 }
 
+bool WarcSink::NeedsBody() const { return !options_.fetcher_compression || gzip_level_ < 1; }
+
 Status WarcSink::Write(const v1::Page& page) {
   if (!open_) return InternalError("WarcSink::Write called while not open");
   if (!window_error_.ok()) return window_error_;

@@ -144,6 +144,9 @@ class WarcSink : public Sink {
   // With options.fetcher_compression and a level of 1 or more: response
   // blocks compressed at this sink's level.
   void AddWants(v1::WriterWants& wants) const override;
+  // Not while it asks for response blocks: a page with a usable block is
+  // stored from the block (the writer restores the body of one without).
+  bool NeedsBody() const override;
   // The keys in the sidecar index (warc_index.h).
   Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 

@@ -6,8 +6,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/sha1.h"
 #include "common/shutdown_signal.h"
 #include "common/socket_security.h"
+#include "common/warc_response_block.h"
 #include "common/zmq_io.h"
 
 namespace zcrawl::writer {
@@ -83,6 +85,13 @@ void WriterNode::Ack(const std::string& identity, const std::string& page_id, bo
   Send(identity, envelope);
 }
 
+bool WriterNode::CanStoreWithoutBody(const v1::Page& page) const {
+  // What WarcSink needs to store a page from its block alone, when no sink
+  // reads bodies (the condition for asking fetchers to omit them).
+  return wants_.omit_body() && page.body_sha1().size() == kSha1Bytes &&
+         IsUsableWarcResponseBlock(page.warc_response());
+}
+
 void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
   const std::string& key = page.dedup_key().empty() ? page.url() : page.dedup_key();
   if (sinks_.IsStored(key)) {
@@ -91,8 +100,20 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
     Ack(identity, page.page_id(), true, true, "");
     return;
   }
+  if (BodyWasOmitted(page) && !CanStoreWithoutBody(page)) {
+    // Sent without its body for a writer that could do without (this one
+    // before a restart with other formats, say): inflate it back.
+    if (Status s = RestoreOmittedBody(page); !s.ok()) {
+      ++counters_.malformed_messages;
+      spdlog::warn("page without its body url={}: {}", page.url(), s.message());
+      Ack(identity, page.page_id(), false, false, "page without its body: " + s.message());
+      return;
+    }
+    ++counters_.bodies_restored;
+  }
   bool wrote = false;
-  const size_t body_bytes = page.body().size();
+  // The body's size, also when it stayed with the fetcher.
+  const size_t body_bytes = page.body().empty() ? page.body_length() : page.body().size();
   const bool fetcher_block = page.has_warc_response();
   // WriteOwned leaves every field but the body alone, so `key` stays valid.
   if (Status s = sinks_.Write(key, std::move(page), &wrote); !s.ok()) {
@@ -228,6 +249,9 @@ void WriterNode::PublishMetrics() {
   AppendMetric(out, "zcrawl_writer_fetcher_warc_blocks_total", "counter",
                "Pages written that came with a WARC response block compressed by their fetcher",
                counters_.fetcher_warc_blocks);
+  AppendMetric(out, "zcrawl_writer_bodies_restored_total", "counter",
+               "Pages sent without their body whose body a sink needed, inflated from the WARC block",
+               counters_.bodies_restored);
   AppendMetric(out, "zcrawl_writer_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
   metrics_->Publish(std::move(out));
 }
@@ -246,9 +270,10 @@ Status WriterNode::Run() {
         const std::string bytes = codec_.Encode(goodbye);
         SendFrame(frontier_, bytes).IgnoreError();
       }
-      spdlog::info("writer done stored={} duplicates={} bytes={} flushes={} fetcher_warc_blocks={}",
+      spdlog::info("writer done stored={} duplicates={} bytes={} flushes={} fetcher_warc_blocks={} "
+                   "bodies_restored={}",
                    counters_.pages_stored, counters_.duplicates, counters_.bytes_stored, counters_.flushes,
-                   counters_.fetcher_warc_blocks);
+                   counters_.fetcher_warc_blocks, counters_.bodies_restored);
       return closed;
     }
     std::vector<zmq::pollitem_t> items = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};

@@ -49,6 +49,9 @@ struct WriterCounters {
   // Pages written that carried Page.warc_response (their fetcher compressed
   // the WARC block because this writer asked for it).
   uint64_t fetcher_warc_blocks = 0;
+  // Pages sent without their body that a sink needed: inflated from the
+  // block (WriterWants.omit_body asked by an earlier configuration).
+  uint64_t bodies_restored = 0;
 };
 
 class WriterNode {
@@ -76,6 +79,8 @@ class WriterNode {
   void HandleFetcherMessage(const std::string& identity, std::string_view payload);
   // Takes the page: the sinks may move its body out.
   void HandlePage(const std::string& identity, v1::Page&& page);
+  // Whether the sinks can store `page` as it came, without its body.
+  bool CanStoreWithoutBody(const v1::Page& page) const;
   void HandleFrontierMessage(std::string_view payload);
   // Starts the flush of pending_ (which becomes in_flight_).
   void BeginFlush();

@@ -181,7 +181,7 @@ class PageProcessorTest : public ::testing::TestWithParam<std::string> {
       else http = MakeCurlHttpClient(options_.http);
       processor_ = std::make_unique<PageProcessor>(options_, std::move(http),
                                                    std::make_shared<HtmlParserPool>([] { return MakeHtmlParser("gumbo"); }),
-                                                   RealClock::Get(), &warc_response_level_);
+                                                   RealClock::Get(), &writer_wants_);
     }
     return *processor_;
   }
@@ -237,7 +237,7 @@ class PageProcessorTest : public ::testing::TestWithParam<std::string> {
   std::map<std::string, TestResponse> routes_;  // guarded by mutex_
   std::vector<TestRequest> requests_;           // guarded by mutex_
   std::unique_ptr<TestHttpServer> server_;
-  std::atomic<uint32_t> warc_response_level_{0};  // what the writer asked for
+  WriterWantsCell writer_wants_;  // what the writer asked for
   std::unique_ptr<PageProcessor> processor_;
   std::unique_ptr<frontier::CrawlScheduler> scheduler_;
 };
@@ -419,7 +419,7 @@ TEST_P(PageProcessorTest, WarcResponseBlockIsAddedOnlyWhileTheWriterAsksAndAtIts
 
   size_t level1_size = 0;
   for (uint32_t level : {1u, 9u, 0u}) {
-    warc_response_level_ = level;
+    writer_wants_.warc_response_level = level;
     outcome = Fetch(At("/page"));
     ASSERT_TRUE(outcome.page.has_value());
     if (level == 0) {
@@ -443,6 +443,31 @@ TEST_P(PageProcessorTest, WarcResponseBlockIsAddedOnlyWhileTheWriterAsksAndAtIts
       EXPECT_LT(block.deflate().size(), level1_size);
     }
   }
+}
+
+TEST_P(PageProcessorTest, BodyIsLeftOutOnlyWhenTheWriterSaysSoAndABlockCarriesIt) {
+  std::string html = "<title>Omit</title><p>";
+  for (int i = 0; i < 300; ++i) html += "words ";
+  Route("/page", Html(html));
+  StartServer();
+  writer_wants_.omit_body = true;
+
+  // Omission alone (no block asked): the body stays.
+  FetchOutcome outcome = Fetch(At("/page"));
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->body(), html);
+  EXPECT_EQ(outcome.page->body_length(), html.size());
+
+  writer_wants_.warc_response_level = 1;
+  outcome = Fetch(At("/page"));
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_TRUE(outcome.page->body().empty());
+  EXPECT_EQ(outcome.page->body_length(), html.size());
+  EXPECT_EQ(outcome.page->title(), "Omit");  // parsed before it left
+  ASSERT_TRUE(outcome.page->has_warc_response());
+  v1::Page restored = *outcome.page;
+  ASSERT_TRUE(RestoreOmittedBody(restored).ok());
+  EXPECT_EQ(restored.body(), html);
 }
 
 TEST_P(PageProcessorTest, BodyOfExactlyMaxBodyBytesIsKept) {

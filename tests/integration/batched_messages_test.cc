@@ -17,6 +17,7 @@
 #include <zmq.hpp>
 
 #include "common/envelope_codec.h"
+#include "common/warc_response_block.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 #include "zcrawl.pb.h"
@@ -213,19 +214,27 @@ INSTANTIATE_TEST_SUITE_P(Formats, WriterAckTest, ::testing::Values("files", "war
 TEST_F(BatchedMessagesTest, WriterTellsEachFetcherWhatToAddToItsPages) {
   // The writer's answer to Ready carries WriterWants: WARC response blocks
   // at its gzip level, unless it stores records uncompressed, was told not
-  // to ask, or writes no WARC at all.
-  const std::vector<std::pair<std::vector<std::string>, uint32_t>> cases = {
-      {{"--format", "warc"}, 1},
-      {{"--format", "jsonl,warc", "--warc-gzip-level", "6"}, 6},
-      {{"--format", "warc", "--warc-gzip-level", "0"}, 0},
-      {{"--format", "warc", "--no-fetcher-compression"}, 0},
-      {{"--format", "files"}, 0},
+  // to ask, or writes no WARC at all; and bodies left out of pages with a
+  // block only when no sink reads bodies.
+  struct Case {
+    std::vector<std::string> flags;
+    uint32_t level;
+    bool omit_body;
+  };
+  const std::vector<Case> cases = {
+      {{"--format", "warc"}, 1, true},
+      {{"--format", "jsonl,warc", "--warc-gzip-level", "6"}, 6, true},
+      {{"--format", "warc,jsonl", "--jsonl-body"}, 1, false},
+      {{"--format", "warc,files"}, 1, false},
+      {{"--format", "warc", "--warc-gzip-level", "0"}, 0, false},
+      {{"--format", "warc", "--no-fetcher-compression"}, 0, false},
+      {{"--format", "files"}, 0, false},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
     const std::string out = dir_ + "/out" + std::to_string(i);
     std::vector<std::string> argv = {BinDir() + "/zcrawl-writer", "--bind", endpoint, "--out", out};
-    argv.insert(argv.end(), cases[i].first.begin(), cases[i].first.end());
+    argv.insert(argv.end(), cases[i].flags.begin(), cases[i].flags.end());
     TestProcess writer;
     writer.Start(argv, out + ".log");
     FakeFetcher fetcher(context_, endpoint);
@@ -233,10 +242,67 @@ TEST_F(BatchedMessagesTest, WriterTellsEachFetcherWhatToAddToItsPages) {
     auto answer = fetcher.Next(NowMs() + 10000, /*skip_heartbeats=*/false);
     ASSERT_TRUE(answer.has_value()) << ReadFile(out + ".log");
     ASSERT_TRUE(answer->has_heartbeat()) << answer->DebugString();
-    EXPECT_EQ(answer->heartbeat().writer_wants().warc_response_level(), cases[i].second) << i;
+    EXPECT_EQ(answer->heartbeat().writer_wants().warc_response_level(), cases[i].level) << i;
+    EXPECT_EQ(answer->heartbeat().writer_wants().omit_body(), cases[i].omit_body) << i;
     writer.Signal(SIGTERM);
     EXPECT_TRUE(writer.Wait(10000).has_value());
   }
+}
+
+TEST_F(BatchedMessagesTest, WriterRestoresAnOmittedBodyForASinkThatReadsBodies) {
+  // A page sent without its body (for a writer that said it could do
+  // without) reaches a writer whose files sink needs it: the body is
+  // inflated from the page's WARC block and stored. Without a block to
+  // restore it from, the page is refused, so the frontier fetches it again.
+  const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  TestProcess writer;
+  writer.Start({BinDir() + "/zcrawl-writer", "--bind", endpoint, "--out", dir_ + "/out", "--format", "files"},
+               dir_ + "/writer.log");
+  FakeFetcher fetcher(context_, endpoint);
+  fetcher.Send(ReadyAsFetcher(1));
+  std::string body;
+  for (int i = 0; body.size() < 20000; ++i) body += "<p>paragraph " + std::to_string(i) + "</p>\n";
+  auto omitted = [&](int i, bool with_block) {
+    v1::Envelope envelope;
+    v1::Page* page = envelope.mutable_page();
+    page->set_page_id("fetcher-batch-test/" + std::to_string(i));
+    page->set_url(server_->origin() + "/omitted" + std::to_string(i));
+    page->set_dedup_key(page->url());
+    page->set_http_status(200);
+    page->set_content_type("text/html");
+    page->set_body(body);
+    GzipMemberCompressor compressor(1);
+    if (with_block) {
+      EXPECT_TRUE(AddWarcResponseBlock(*page, compressor).ok());
+    }
+    page->set_body_length(body.size());
+    page->clear_body();
+    return envelope;
+  };
+  fetcher.Send(omitted(1, true));
+  fetcher.Send(omitted(2, false));
+  std::map<std::string, v1::PageAck> acks;
+  while (acks.size() < 2) {
+    auto envelope = fetcher.Next(NowMs() + 10000);
+    ASSERT_TRUE(envelope.has_value()) << ReadFile(dir_ + "/writer.log");
+    if (envelope->has_page_ack()) acks[envelope->page_ack().page_id()] = envelope->page_ack();
+    for (const auto& ack : envelope->page_acks().acks()) acks[ack.page_id()] = ack;
+  }
+  const v1::PageAck& restored = acks["fetcher-batch-test/1"];
+  EXPECT_TRUE(restored.stored()) << restored.error();
+  const v1::PageAck& refused = acks["fetcher-batch-test/2"];
+  EXPECT_FALSE(refused.stored());
+  EXPECT_NE(refused.error().find("without its body"), std::string::npos) << refused.error();
+
+  const std::string index = ReadFile(dir_ + "/out/index.jsonl");
+  ASSERT_EQ(std::count(index.begin(), index.end(), '\n'), 1) << index;
+  const auto entry = nlohmann::json::parse(index.substr(0, index.find('\n')));
+  EXPECT_EQ(ReadFile(dir_ + "/out/" + entry["file"].get<std::string>()), body);
+  EXPECT_EQ(entry["bytes"], body.size());
+  writer.Signal(SIGTERM);
+  EXPECT_TRUE(writer.Wait(10000).has_value());
+  EXPECT_NE(ReadFile(dir_ + "/writer.log").find("bodies_restored=1"), std::string::npos)
+      << ReadFile(dir_ + "/writer.log");
 }
 
 }  // namespace
