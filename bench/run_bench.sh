@@ -529,7 +529,8 @@ if part sinks; then
       for ((r = 1; r <= REPEATS; r++)); do
         log "sinks round $r: writer_feed_bench"
         : > "$WORK/feed-$r.jsonl"
-        for flags in "--format warc" "--format warc --warc-gzip-level 0" "--format jsonl" "--format files"; do
+        for flags in "--format warc" "--format warc --no-fetcher-compression" "--format warc --warc-gzip-level 0" \
+                     "--format jsonl" "--format files"; do
           # shellcheck disable=SC2086  # the flags are words on purpose
           "$BIN_DIR/writer_feed_bench" "$BIN_DIR/zcrawl-writer" "$WORK/feed-out" --pages 40000 -- $flags \
             >> "$WORK/feed-$r.jsonl" 2>> "$WORK/logs/feed.log" || log "writer_feed_bench $flags failed (see logs/feed.log)"

@@ -1,7 +1,10 @@
 // GzipMemberCompressor: compresses one buffer into one complete gzip member
-// (RFC 1952). A WARC file is a run of such members, one per record, which is
-// what lets readers seek to any record by its offset; `gzip -d` reads the
-// whole file as one.
+// (RFC 1952), or into a raw DEFLATE stream that AppendGzipMemberAround later
+// makes a member with a prefix in front. A WARC file is a run of such
+// members, one per record, which is what lets readers seek to any record by
+// its offset; `gzip -d` reads the whole file as one. The writer compresses
+// records with it; fetchers compress response blocks with it for the writer
+// (warc_response_block.h).
 //
 // Two one-shot compressors, chosen by level, because neither is best at
 // everything (measured on the benchmark site's 18 KB HTML pages, one core):
