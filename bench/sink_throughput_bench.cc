@@ -29,7 +29,7 @@
 
 #include "bench/synthetic_page.h"
 #include "common/sha1.h"
-#include "common/warc_response_block.h"
+#include "common/compressed_warc_blocks.h"
 #include "writer/sink_registry.h"
 
 namespace zcrawl::writer {
@@ -71,12 +71,12 @@ const std::vector<v1::Page>& Pages() {
   return pages;
 }
 
-// Pages() with the WARC response blocks a fetcher makes at gzip `level`.
+// Pages() with the WARC record blocks a fetcher makes at gzip `level`.
 std::vector<v1::Page> PagesWithBlocks(int level) {
   std::vector<v1::Page> out = Pages();
   GzipMemberCompressor compressor(level);
   for (v1::Page& page : out) {
-    if (!AddWarcResponseBlock(page, compressor).ok()) out.clear();
+    if (!AddWarcBlocks(page, compressor).ok()) out.clear();
   }
   return out;
 }
@@ -99,8 +99,8 @@ void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 
   v1::WriterWants wants;
   sink.AddWants(wants);
   const std::vector<v1::Page> pages =
-      fetcher == FetcherWork::kDigestAndBlock && wants.warc_response_level() > 0
-          ? PagesWithBlocks(static_cast<int>(wants.warc_response_level()))
+      fetcher == FetcherWork::kDigestAndBlock && wants.warc_block_level() > 0
+          ? PagesWithBlocks(static_cast<int>(wants.warc_block_level()))
           : Pages();
   if (pages.empty()) {
     state.SkipWithError("cannot make the fetchers' blocks");

@@ -2,12 +2,11 @@
 // it. sink_throughput_bench measures a sink inside one process; this starts
 // the real zcrawl-writer on a loopback port and has FEEDERS fake fetchers
 // (one thread and one DEALER each, the protocol of docs/PROTOCOL.md 3.2)
-// send it distinct ~18 KB pages (the bench site's pages, with body_sha1 as
-// our fetchers send it, and the compressed WARC response block when the
-// writer asks for it in its answer to Ready, made before the clock starts
-// like the digest: the fetchers' work; without the body when the writer
-// says it may be left out), each keeping up to WINDOW pages
-// unacknowledged, as a
+// send it distinct ~18 KB pages: the bench site's pages as our fetchers
+// send them, with body_sha1, and with the compressed WARC record blocks
+// (and without the body) when the writer asks for that in its answer to
+// Ready; digests and blocks are made before the clock starts, being the
+// fetchers' work. Each keeps up to WINDOW pages unacknowledged, as a
 // fetcher holds its URLs until the writer's ack. What it measures therefore
 // includes ZeroMQ, decoding, the group commit and the acks.
 //
@@ -41,7 +40,7 @@
 #include "common/envelope_codec.h"
 #include "common/loopback_port.h"
 #include "common/sha1.h"
-#include "common/warc_response_block.h"
+#include "common/compressed_warc_blocks.h"
 #include "common/zmq_io.h"
 
 namespace {
@@ -159,11 +158,11 @@ FeederResult Feed(zmq::context_t& context, const std::string& endpoint, int inde
     page->set_body_sha1(Sha1(page->body()));
     for (const auto& href : bench::SyntheticPageHrefs(n)) page->add_links()->set_url(href);
   }
-  if (wants.warc_response_level() > 0) {
-    GzipMemberCompressor compressor(static_cast<int>(wants.warc_response_level()));
+  if (wants.warc_block_level() > 0) {
+    GzipMemberCompressor compressor(static_cast<int>(wants.warc_block_level()));
     for (v1::Envelope& envelope : templates) {
       v1::Page& page = *envelope.mutable_page();
-      if (!AddWarcResponseBlock(page, compressor).ok()) continue;
+      if (!AddWarcBlocks(page, compressor).ok()) continue;
       ++result.warc_blocks;
       if (wants.omit_body()) page.clear_body();
     }

@@ -3,8 +3,8 @@
 // makes a member with a prefix in front. A WARC file is a run of such
 // members, one per record, which is what lets readers seek to any record by
 // its offset; `gzip -d` reads the whole file as one. The writer compresses
-// records with it; fetchers compress response blocks with it for the writer
-// (warc_response_block.h).
+// records with it; fetchers compress record blocks with it for the writer
+// (compressed_warc_blocks.h).
 //
 // Two one-shot compressors, chosen by level, because neither is best at
 // everything (measured on the benchmark site's 18 KB HTML pages, one core):
@@ -92,7 +92,7 @@ class GzipMemberCompressor {
 // crc32_combine) without reading `deflate`'s contents again. A DEFLATE
 // stream is a run of blocks, and a stored block ends on a byte boundary, so
 // the result is one ordinary member. This is how the writer wraps its WARC
-// header around a response block a fetcher compressed: the per-byte work
+// header around a record block a fetcher compressed: the per-byte work
 // (deflate, CRC) was done on the fetcher.
 void AppendGzipMemberAround(std::string_view prefix, std::string_view deflate, uint32_t deflate_crc,
                             uint64_t deflate_size, std::string& out);

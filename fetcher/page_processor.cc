@@ -5,7 +5,7 @@
 #include "common/ascii.h"
 #include "common/sha1.h"
 #include "common/url.h"
-#include "common/warc_response_block.h"
+#include "common/compressed_warc_blocks.h"
 #include "fetcher/charset.h"
 #include "fetcher/link_resolver.h"
 #include "fetcher/sitemap_links.h"
@@ -159,14 +159,14 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
 
 void PageProcessor::AddWarcBlockIfWanted(v1::Page& page) {
   if (writer_wants_ == nullptr) return;
-  const uint32_t level = writer_wants_->warc_response_level.load(std::memory_order_relaxed);
+  const uint32_t level = writer_wants_->warc_block_level.load(std::memory_order_relaxed);
   if (level == 0) return;
   if (!warc_compressor_ || warc_compressor_level_ != level) {
     warc_compressor_ = std::make_unique<GzipMemberCompressor>(static_cast<int>(level));
     warc_compressor_level_ = level;
   }
   // Without the block the writer compresses the page itself: nothing lost.
-  if (Status s = AddWarcResponseBlock(page, *warc_compressor_); !s.ok()) {
+  if (Status s = AddWarcBlocks(page, *warc_compressor_); !s.ok()) {
     spdlog::warn("no WARC block for url={}: {}", page.url(), s.message());
     return;
   }

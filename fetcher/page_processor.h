@@ -4,7 +4,7 @@
 // store, the page for the writer.
 //
 // When the writer asks for it, the worker also compresses the page's WARC
-// response block (common/warc_response_block.h): spread over the fetchers,
+// record blocks (common/compressed_warc_blocks.h): spread over the fetchers,
 // that work no longer bounds the single writer.
 //
 // Thread-safety: one processor per worker thread (it owns that thread's
@@ -32,11 +32,11 @@ namespace zcrawl::fetcher {
 // What the writer last asked its fetchers for (Heartbeat.writer_wants):
 // written by the fetcher's network thread, read by the workers per page.
 struct WriterWantsCell {
-  std::atomic<uint32_t> warc_response_level{0};  // 0: no blocks
+  std::atomic<uint32_t> warc_block_level{0};  // 0: no blocks
   std::atomic<bool> omit_body{false};            // with a block, leave the body out
 
   void Set(const v1::WriterWants& wants) {
-    warc_response_level.store(wants.warc_response_level(), std::memory_order_relaxed);
+    warc_block_level.store(wants.warc_block_level(), std::memory_order_relaxed);
     omit_body.store(wants.omit_body(), std::memory_order_relaxed);
   }
 };

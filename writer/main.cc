@@ -29,7 +29,7 @@ void AddFlags(CLI::App& app, WriterOptions& o) {
                  "Threads compressing WARC records (-1: one per core, 0: none)")
       ->capture_default_str()->check(CLI::Range(-1, 64));
   app.add_flag("--fetcher-compression,!--no-fetcher-compression", o.sink.fetcher_compression,
-               "Ask fetchers to compress WARC response blocks (spreads the deflate over them)")
+               "Ask fetchers to compress the blocks of WARC records (spreads the deflate over them)")
       ->capture_default_str();
   app.add_flag("--jsonl-body", o.sink.jsonl_body, "Include bodies (base64) in JSON lines");
   app.add_option("--metrics-port", o.metrics_port, "Serve Prometheus metrics here (0: off)")

@@ -26,8 +26,8 @@ struct SinkOptions {
   // writes: -1 one per core; 0 none (the sink thread does it, one core).
   // More threads raise throughput until the cores or the disk are busy.
   int warc_threads = -1;
-  // Ask the fetchers to compress each page's WARC response block themselves
-  // (Heartbeat.writer_wants, common/warc_response_block.h): the deflate and
+  // Ask the fetchers to compress each page's WARC record blocks themselves
+  // (Heartbeat.writer_wants, common/compressed_warc_blocks.h): the deflate and
   // SHA-1 of every body then run on the fetchers' cores, not the writer's.
   // Off: the writer compresses everything (fetchers it does not trust with
   // its WARC bytes, or to measure the difference). Not asked at level 0.

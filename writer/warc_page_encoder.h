@@ -13,10 +13,10 @@
 // fetcher computed it (Page.body_sha1, 20 bytes); only a page without it
 // costs a second SHA-1 pass here. The writer trusts it as it trusts the
 // body: both come from the same fetcher in the same message. When the
-// writer asked for it, the fetcher also sent the whole response block
-// compressed, with its digest (Page.warc_response,
-// common/warc_response_block.h); then the response record costs no pass
-// over the body here at all.
+// writer asked for them, the fetcher also sent each record's block
+// compressed, with its digest (Page.warc_response, warc_request,
+// warc_metadata; common/compressed_warc_blocks.h); then a record costs no
+// pass over its block here at all.
 // The block digest covers the response's HTTP head and body, which stay in
 // separate buffers; the compressor gets the record as pieces (header, head,
 // body, end) and joins them only where its level needs one buffer.
@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "common/gzip_member.h"
@@ -35,27 +36,37 @@
 
 namespace zcrawl::writer {
 
-// What a page's records are made of, owned (no reference to the page).
+// A record's block as its fetcher compressed it (v1::WarcBlock), taken
+// over only when usable (IsUsableWarcBlock).
+struct FetcherWarcBlock {
+  std::string deflate;  // raw DEFLATE of the block and kWarcRecordEnd
+  uint32_t crc = 0;     // of the block and kWarcRecordEnd
+  uint64_t length = 0;  // the block's: the record's Content-Length
+  std::string digest;   // "sha1:BASE32" of the block; empty: there is none
+
+  bool present() const { return !digest.empty(); }
+};
+
+// What a page's records are made of, owned (no reference to the page). For
+// each record either the fetcher's compressed block is present, and Encode
+// only wraps it in its member, or the plain block is here and Encode
+// digests and compresses it.
 struct WarcPageParts {
   std::string target_uri;     // final_url, else url
   std::string date;           // WARC-Date
   std::string ip_address;     // empty when unknown
   bool body_truncated = false;
+  std::string payload_digest; // "sha1:BASE32" of body from Page.body_sha1; empty: Encode computes it
   std::string response_head;  // status line, headers, blank line
   std::string body;           // decoded payload
-  std::string payload_digest; // "sha1:BASE32" of body from Page.body_sha1; empty: Encode computes it
   std::string request_block;  // the request as sent, or synthesised
-  std::string metadata_block; // "outlink: URL" lines; empty: no metadata record
-  // The fetcher's compressed response block (Page.warc_response), when it
-  // sent a usable one and the body's digest: then response_head and body
-  // stay empty and Encode only wraps the block in its member.
-  std::string response_deflate;
-  uint32_t response_crc = 0;          // of the block and kWarcRecordEnd
-  uint64_t response_block_length = 0; // the record's Content-Length
-  std::string block_digest;           // "sha1:BASE32" of the block
+  std::string metadata_block; // "outlink: URL" lines; empty (and none compressed): no metadata record
+  FetcherWarcBlock response_compressed;  // used only with the fetcher's payload digest
+  FetcherWarcBlock request_compressed;
+  FetcherWarcBlock metadata_compressed;
 
   // Bytes this holds that scale with the page: what backpressure counts.
-  size_t page_bytes() const { return body.size() + response_deflate.size(); }
+  size_t page_bytes() const { return body.size() + response_compressed.deflate.size(); }
 };
 
 // Takes from `page` what its records need. `now_ms` (wall clock) dates a
@@ -78,8 +89,11 @@ class WarcPageEncoder {
   Status Encode(const WarcPageParts& parts, std::string& out);
 
  private:
-  // Compresses `record` (header and block) as one member.
-  Status AppendRecord(const WarcRecord& record, std::string& out);
+  // Adds WARC-Block-Digest to `record` and appends it as one member, its
+  // block being `first` then `second` (digested and compressed here), or,
+  // when `fetcher` is present, the fetcher's compressed block (wrapped).
+  Status AppendRecord(WarcRecord& record, std::string_view first, std::string_view second,
+                      const FetcherWarcBlock& fetcher, std::string& out);
 
   GzipMemberCompressor gzip_;
   WarcSha1 sha1_;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "common/warc_http_head.h"  // kWarcRecordEnd
+#include "common/warc_blocks.h"  // kWarcRecordEnd
 
 struct evp_md_ctx_st;
 struct evp_md_st;

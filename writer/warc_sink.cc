@@ -123,7 +123,7 @@ Status WarcSink::Open() {
 
 void WarcSink::AddWants(v1::WriterWants& wants) const {
   if (!options_.fetcher_compression || gzip_level_ < 1) return;
-  wants.set_warc_response_level(static_cast<uint32_t>(std::clamp(gzip_level_, 1, kMaxGzipMemberLevel)));
+  wants.set_warc_block_level(static_cast<uint32_t>(std::clamp(gzip_level_, 1, kMaxGzipMemberLevel)));
 }
 
 bool WarcSink::NeedsBody() const { return !options_.fetcher_compression || gzip_level_ < 1; }

@@ -9,7 +9,7 @@
 #include "common/sha1.h"
 #include "common/shutdown_signal.h"
 #include "common/socket_security.h"
-#include "common/warc_response_block.h"
+#include "common/compressed_warc_blocks.h"
 #include "common/zmq_io.h"
 
 namespace zcrawl::writer {
@@ -89,7 +89,7 @@ bool WriterNode::CanStoreWithoutBody(const v1::Page& page) const {
   // What WarcSink needs to store a page from its block alone, when no sink
   // reads bodies (the condition for asking fetchers to omit them).
   return wants_.omit_body() && page.body_sha1().size() == kSha1Bytes &&
-         IsUsableWarcResponseBlock(page.warc_response());
+         IsUsableWarcBlock(page.warc_response());
 }
 
 void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
@@ -247,7 +247,7 @@ void WriterNode::PublishMetrics() {
   AppendMetric(out, "zcrawl_writer_write_errors_total", "counter", "Failed writes or flushes", counters_.write_errors);
   AppendMetric(out, "zcrawl_writer_flushes_total", "counter", "Group commits", counters_.flushes);
   AppendMetric(out, "zcrawl_writer_fetcher_warc_blocks_total", "counter",
-               "Pages written that came with a WARC response block compressed by their fetcher",
+               "Pages written that came with WARC blocks compressed by their fetcher",
                counters_.fetcher_warc_blocks);
   AppendMetric(out, "zcrawl_writer_bodies_restored_total", "counter",
                "Pages sent without their body whose body a sink needed, inflated from the WARC block",

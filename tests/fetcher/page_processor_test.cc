@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "common/warc_http_head.h"
-#include "common/warc_response_block.h"
+#include "common/warc_blocks.h"
+#include "common/compressed_warc_blocks.h"
 #include "fetcher/charset.h"
 #include "fetcher/curl_multi_loop.h"
 #include "frontier/crawl_scheduler.h"
@@ -405,7 +405,7 @@ TEST_P(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   EXPECT_NE(requests[0].headers.at("accept-encoding").find("gzip"), std::string::npos);
 }
 
-TEST_P(PageProcessorTest, WarcResponseBlockIsAddedOnlyWhileTheWriterAsksAndAtItsLevel) {
+TEST_P(PageProcessorTest, WarcBlocksAreAddedOnlyWhileTheWriterAsksAndAtItsLevel) {
   std::string html = "<title>Block</title><p>";
   for (int i = 0; i < 500; ++i) html += "compressible words ";
   TestResponse zipped = Html(Gzip(html));
@@ -419,7 +419,7 @@ TEST_P(PageProcessorTest, WarcResponseBlockIsAddedOnlyWhileTheWriterAsksAndAtIts
 
   size_t level1_size = 0;
   for (uint32_t level : {1u, 9u, 0u}) {
-    writer_wants_.warc_response_level = level;
+    writer_wants_.warc_block_level = level;
     outcome = Fetch(At("/page"));
     ASSERT_TRUE(outcome.page.has_value());
     if (level == 0) {
@@ -427,7 +427,7 @@ TEST_P(PageProcessorTest, WarcResponseBlockIsAddedOnlyWhileTheWriterAsksAndAtIts
       continue;
     }
     ASSERT_TRUE(outcome.page->has_warc_response()) << level;
-    const v1::WarcResponseBlock& block = outcome.page->warc_response();
+    const v1::WarcBlock& block = outcome.page->warc_response();
     // The block is the head the writer would store and the decoded body.
     const std::string head = WarcHttpResponseHead(*outcome.page, html.size());
     EXPECT_NE(head.find("X-Zcrawl-Orig-Content-Encoding: gzip"), std::string::npos) << head;
@@ -435,7 +435,12 @@ TEST_P(PageProcessorTest, WarcResponseBlockIsAddedOnlyWhileTheWriterAsksAndAtIts
     EXPECT_EQ(InflateRaw(block.deflate()), head + html + "\r\n\r\n");
     EXPECT_LT(block.deflate().size(), html.size() / 4);  // compressed
     EXPECT_EQ(outcome.page->body(), html);               // and the body still sent
-    EXPECT_TRUE(IsUsableWarcResponseBlock(block));
+    EXPECT_TRUE(IsUsableWarcBlock(block));
+    // The request as sent goes compressed too; no links, no metadata block.
+    EXPECT_EQ(InflateRaw(outcome.page->warc_request().deflate()),
+              WarcRequestBlock(*outcome.page, At("/page")) + "\r\n\r\n");
+    EXPECT_NE(WarcRequestBlock(*outcome.page, At("/page")).find("Accept-Encoding"), std::string::npos);
+    EXPECT_FALSE(outcome.page->has_warc_metadata());
     // Level 9 (libdeflate) compresses repetitive text harder than 1 (igzip).
     if (level == 1) {
       level1_size = block.deflate().size();
@@ -458,7 +463,7 @@ TEST_P(PageProcessorTest, BodyIsLeftOutOnlyWhenTheWriterSaysSoAndABlockCarriesIt
   EXPECT_EQ(outcome.page->body(), html);
   EXPECT_EQ(outcome.page->body_length(), html.size());
 
-  writer_wants_.warc_response_level = 1;
+  writer_wants_.warc_block_level = 1;
   outcome = Fetch(At("/page"));
   ASSERT_TRUE(outcome.page.has_value());
   EXPECT_TRUE(outcome.page->body().empty());

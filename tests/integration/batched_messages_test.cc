@@ -17,7 +17,7 @@
 #include <zmq.hpp>
 
 #include "common/envelope_codec.h"
-#include "common/warc_response_block.h"
+#include "common/compressed_warc_blocks.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 #include "zcrawl.pb.h"
@@ -242,7 +242,7 @@ TEST_F(BatchedMessagesTest, WriterTellsEachFetcherWhatToAddToItsPages) {
     auto answer = fetcher.Next(NowMs() + 10000, /*skip_heartbeats=*/false);
     ASSERT_TRUE(answer.has_value()) << ReadFile(out + ".log");
     ASSERT_TRUE(answer->has_heartbeat()) << answer->DebugString();
-    EXPECT_EQ(answer->heartbeat().writer_wants().warc_response_level(), cases[i].level) << i;
+    EXPECT_EQ(answer->heartbeat().writer_wants().warc_block_level(), cases[i].level) << i;
     EXPECT_EQ(answer->heartbeat().writer_wants().omit_body(), cases[i].omit_body) << i;
     writer.Signal(SIGTERM);
     EXPECT_TRUE(writer.Wait(10000).has_value());
@@ -273,7 +273,7 @@ TEST_F(BatchedMessagesTest, WriterRestoresAnOmittedBodyForASinkThatReadsBodies) 
     page->set_body(body);
     GzipMemberCompressor compressor(1);
     if (with_block) {
-      EXPECT_TRUE(AddWarcResponseBlock(*page, compressor).ok());
+      EXPECT_TRUE(AddWarcBlocks(*page, compressor).ok());
     }
     page->set_body_length(body.size());
     page->clear_body();

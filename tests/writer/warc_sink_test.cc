@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "common/encoding.h"
-#include "common/warc_response_block.h"
+#include "common/compressed_warc_blocks.h"
 #include "tests/support/gzip_members.h"
 
 namespace zcrawl::writer {
@@ -130,6 +130,13 @@ TEST(WarcRecordTest, RecordIdsAreDistinctVersion4Uuids) {
     ids.insert(*id);
   }
   EXPECT_EQ(ids.size(), 1000u);
+  // Ids come from a per-thread pool of random bytes: other threads' differ.
+  std::vector<std::string> others;
+  std::thread([&] {
+    for (int i = 0; i < 500; ++i) others.push_back(*NewWarcRecordId());
+  }).join();
+  ids.insert(others.begin(), others.end());
+  EXPECT_EQ(ids.size(), 1500u);
 }
 
 TEST(WarcRecordTest, Sha1DigestIsLabelledBase32) {
@@ -303,15 +310,19 @@ TEST_F(WarcSinkTest, PayloadDigestFromTheFetcherIsUsedAndAWrongLengthOneIgnored)
   EXPECT_EQ(digests[2], "sha1:" + Base32Encode(other));
 }
 
-// The WARC header, then the block and record end, of each response record.
-std::vector<std::pair<std::string, std::string>> ResponseRecords(const fs::path& file) {
+// The WARC header, then the block and record end, of each record of `type`.
+std::vector<std::pair<std::string, std::string>> Records(const fs::path& file, const std::string& type) {
   std::vector<std::pair<std::string, std::string>> records;
   for (const std::string& record : InflateGzipMembers(ReadFile(file))) {
     const size_t end = record.find("\r\n\r\n");
-    if (record.substr(0, end).find("WARC-Type: response") == std::string::npos) continue;
+    if (record.substr(0, end).find("\r\nWARC-Type: " + type + "\r\n") == std::string::npos) continue;
     records.emplace_back(record.substr(0, end), record.substr(end + 4));
   }
   return records;
+}
+
+std::vector<std::pair<std::string, std::string>> ResponseRecords(const fs::path& file) {
+  return Records(file, "response");
 }
 
 std::string FieldOf(const std::string& header, const std::string& name) {
@@ -321,7 +332,7 @@ std::string FieldOf(const std::string& header, const std::string& name) {
   return header.substr(start, header.find("\r\n", start) - start);
 }
 
-TEST_F(WarcSinkTest, ResponseBlocksCompressedByTheFetcherMakeTheSameRecords) {
+TEST_F(WarcSinkTest, BlocksCompressedByTheFetcherMakeTheSameRecords) {
   // The same pages written twice: once as the writer builds them, once with
   // the block each fetcher compressed (at several levels), given as the
   // writer gives pages (Write and WriteOwned). The independent reader must
@@ -330,6 +341,8 @@ TEST_F(WarcSinkTest, ResponseBlocksCompressedByTheFetcherMakeTheSameRecords) {
   std::vector<v1::Page> pages;
   pages.push_back(MakePage(0, "<html><a href=/x>x</a></html>"));
   pages[0].add_links()->set_url("https://example.com/x");
+  pages[0].add_links()->set_url("https://example.com/a\r\noutlink: evil");
+  pages[0].set_request_headers("GET /p0?x=1 HTTP/1.1\nHost: example.com\n");
   pages.push_back(MakePage(1, std::string("binary\0body\r\n\r\nmore", 20)));
   for (auto [name, value] : {std::pair{"Content-Encoding", "gzip"}, std::pair{"Transfer-Encoding", "chunked"},
                              std::pair{":status", "200"}, std::pair{"X-Evil", "a\r\nInjected: yes"}}) {
@@ -345,6 +358,8 @@ TEST_F(WarcSinkTest, ResponseBlocksCompressedByTheFetcherMakeTheSameRecords) {
   std::string html;
   while (html.size() < 30000) html += "<li><a href=/p" + std::to_string(html.size()) + ">item</a></li>\n";
   pages.push_back(MakePage(4, html));
+  for (int i = 0; i < 30; ++i) pages[4].add_links()->set_url("https://example.com/p" + std::to_string(i));
+  pages[4].set_ip_address("192.0.2.9");
   for (auto& page : pages) page.set_body_sha1(Sha1Raw(page.body()));
 
   options_.warc_prefix = "own";
@@ -358,7 +373,7 @@ TEST_F(WarcSinkTest, ResponseBlocksCompressedByTheFetcherMakeTheSameRecords) {
     ASSERT_TRUE(own.Write(pages[i]).ok());
     v1::Page with_block = pages[i];
     GzipMemberCompressor fetcher_side(levels[i]);
-    ASSERT_TRUE(AddWarcResponseBlock(with_block, fetcher_side).ok());
+    ASSERT_TRUE(AddWarcBlocks(with_block, fetcher_side).ok());
     if (i % 2 == 0) {
       ASSERT_TRUE(wrapped.Write(with_block).ok());
     } else {
@@ -373,16 +388,18 @@ TEST_F(WarcSinkTest, ResponseBlocksCompressedByTheFetcherMakeTheSameRecords) {
   EXPECT_EQ(check.summary["by_type"]["response"], 10);
   const auto files = WarcFiles(dir_);
   ASSERT_EQ(files.size(), 2u);
-  const auto fetcher_records = ResponseRecords(files[0]);  // "fetcher-..." sorts first
-  const auto own_records = ResponseRecords(files[1]);
-  ASSERT_EQ(fetcher_records.size(), pages.size());
-  ASSERT_EQ(own_records.size(), pages.size());
-  for (size_t i = 0; i < pages.size(); ++i) {
-    EXPECT_EQ(fetcher_records[i].second, own_records[i].second) << i;  // block and record end
-    for (const char* field : {"WARC-Target-URI", "WARC-Date", "WARC-Payload-Digest", "WARC-Block-Digest",
-                              "WARC-Truncated", "Content-Type", "Content-Length"}) {
-      EXPECT_EQ(FieldOf(fetcher_records[i].first, field), FieldOf(own_records[i].first, field))
-          << i << " " << field;
+  for (const std::string type : {"response", "request", "metadata"}) {
+    const auto fetcher_records = Records(files[0], type);  // "fetcher-..." sorts first
+    const auto own_records = Records(files[1], type);
+    ASSERT_EQ(fetcher_records.size(), type == "metadata" ? 2u : pages.size()) << type;
+    ASSERT_EQ(own_records.size(), fetcher_records.size()) << type;
+    for (size_t i = 0; i < own_records.size(); ++i) {
+      EXPECT_EQ(fetcher_records[i].second, own_records[i].second) << type << " " << i;  // block, end
+      for (const char* field : {"WARC-Target-URI", "WARC-Date", "WARC-Payload-Digest", "WARC-Block-Digest",
+                                "WARC-Truncated", "WARC-IP-Address", "Content-Type", "Content-Length"}) {
+        EXPECT_EQ(FieldOf(fetcher_records[i].first, field), FieldOf(own_records[i].first, field))
+            << type << " " << i << " " << field;
+      }
     }
   }
 }
@@ -398,13 +415,20 @@ TEST_F(WarcSinkTest, FetcherBlockIsTrustedAndOneTheWriterCannotUseIsIgnored) {
   for (int i = 0; i < 3; ++i) {
     pages.push_back(MakePage(i, RandomBytes(9000, 20 + i)));
     pages[i].set_body_sha1(Sha1Raw(pages[i].body()));
+    pages[i].add_links()->set_url("https://example.com/link" + std::to_string(i));
     GzipMemberCompressor fetcher_side(1);
-    ASSERT_TRUE(AddWarcResponseBlock(pages[i], fetcher_side).ok());
+    ASSERT_TRUE(AddWarcBlocks(pages[i], fetcher_side).ok());
   }
   pages[0].mutable_warc_response()->set_block_sha1(wrong);
   pages[1].mutable_warc_response()->set_block_sha1(wrong);
   pages[1].clear_body_sha1();
   pages[2].mutable_warc_response()->set_block_sha1("short");
+  // The request's and metadata's blocks the same way, each on its own: the
+  // request's is used for page 1 too.
+  pages[0].mutable_warc_request()->set_block_sha1(wrong);
+  pages[1].mutable_warc_request()->set_block_sha1(wrong);
+  pages[2].mutable_warc_request()->set_block_sha1("short");
+  pages[0].mutable_warc_metadata()->set_block_sha1(wrong);
 
   WarcSink sink(options_);
   ASSERT_TRUE(sink.Open().ok());
@@ -419,6 +443,19 @@ TEST_F(WarcSinkTest, FetcherBlockIsTrustedAndOneTheWriterCannotUseIsIgnored) {
     EXPECT_EQ(FieldOf(records[i].first, "WARC-Block-Digest"), "sha1:" + Base32Encode(Sha1Raw(block))) << i;
     EXPECT_TRUE(block.ends_with(pages[i].body())) << i;
   }
+  const auto metadata = Records(WarcFiles(dir_).at(0), "metadata");
+  ASSERT_EQ(metadata.size(), 3u);
+  EXPECT_EQ(FieldOf(metadata[0].first, "WARC-Block-Digest"), "sha1:" + Base32Encode(wrong));
+  EXPECT_EQ(FieldOf(metadata[1].first, "WARC-Block-Digest"),
+            "sha1:" + Base32Encode(Sha1Raw("outlink: https://example.com/link1\r\n")));
+  const auto requests = Records(WarcFiles(dir_).at(0), "request");
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(FieldOf(requests[0].first, "WARC-Block-Digest"), "sha1:" + Base32Encode(wrong));
+  EXPECT_EQ(FieldOf(requests[1].first, "WARC-Block-Digest"), "sha1:" + Base32Encode(wrong));
+  {
+    const std::string block = requests[2].second.substr(0, requests[2].second.size() - 4);
+    EXPECT_EQ(FieldOf(requests[2].first, "WARC-Block-Digest"), "sha1:" + Base32Encode(Sha1Raw(block)));
+  }
 }
 
 TEST(WarcSinkWantsTest, AsksFetchersForBlocksAtItsLevelUnlessStoredOrTurnedOff) {
@@ -426,7 +463,7 @@ TEST(WarcSinkWantsTest, AsksFetchersForBlocksAtItsLevelUnlessStoredOrTurnedOff) 
   auto wanted = [&](int level) {
     v1::WriterWants wants;
     WarcSink(options, level).AddWants(wants);
-    return wants.warc_response_level();
+    return wants.warc_block_level();
   };
   EXPECT_EQ(wanted(1), 1u);
   EXPECT_EQ(wanted(9), 9u);

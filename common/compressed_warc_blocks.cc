@@ -1,4 +1,4 @@
-#include "common/warc_response_block.h"
+#include "common/compressed_warc_blocks.h"
 
 #include <isa-l/crc.h>
 #include <libdeflate.h>
@@ -7,7 +7,7 @@
 
 #include "common/envelope_codec.h"
 #include "common/sha1.h"
-#include "common/warc_http_head.h"
+#include "common/warc_blocks.h"
 
 namespace zcrawl {
 namespace {
@@ -15,28 +15,36 @@ namespace {
 // DEFLATE's best case: a 258-byte match in under two bits, about 1032:1.
 constexpr uint64_t kMaxDeflateRatio = 1032;
 
-}  // namespace
-
-Status AddWarcResponseBlock(v1::Page& page, GzipMemberCompressor& compressor) {
-  const std::string head = WarcHttpResponseHead(page, page.body().size());
-  v1::WarcResponseBlock& block = *page.mutable_warc_response();
-  block.set_block_sha1(Sha1({head, page.body()}));
-  if (block.block_sha1().size() != kSha1Bytes) {
-    page.clear_warc_response();
-    return InternalError("SHA-1 failed");
-  }
-  std::string& deflate = *block.mutable_deflate();
-  Result<uint32_t> crc = compressor.AppendRawDeflate({head, page.body(), kWarcRecordEnd}, deflate);
-  if (!crc.ok()) {
-    page.clear_warc_response();
-    return crc.status();
-  }
+// Fills `block` with the compressed, digested concatenation of the pieces.
+Status MakeBlock(std::string_view first, std::string_view second, GzipMemberCompressor& compressor,
+                 v1::WarcBlock& block) {
+  block.set_block_sha1(Sha1({first, second}));
+  if (block.block_sha1().size() != kSha1Bytes) return InternalError("SHA-1 failed");
+  Result<uint32_t> crc = compressor.AppendRawDeflate({first, second, kWarcRecordEnd}, *block.mutable_deflate());
+  if (!crc.ok()) return crc.status();
   block.set_crc32(*crc);
-  block.set_block_length(head.size() + page.body().size());
+  block.set_block_length(first.size() + second.size());
   return Status::Ok();
 }
 
-bool IsUsableWarcResponseBlock(const v1::WarcResponseBlock& block) {
+}  // namespace
+
+Status AddWarcBlocks(v1::Page& page, GzipMemberCompressor& compressor) {
+  const std::string head = WarcHttpResponseHead(page, page.body().size());
+  Status s = MakeBlock(head, page.body(), compressor, *page.mutable_warc_response());
+  if (s.ok()) s = MakeBlock(WarcRequestBlock(page, WarcTargetUri(page)), {}, compressor, *page.mutable_warc_request());
+  if (s.ok() && page.links_size() > 0) {
+    s = MakeBlock(WarcMetadataBlock(page), {}, compressor, *page.mutable_warc_metadata());
+  }
+  if (!s.ok()) {
+    page.clear_warc_response();
+    page.clear_warc_request();
+    page.clear_warc_metadata();
+  }
+  return s;
+}
+
+bool IsUsableWarcBlock(const v1::WarcBlock& block) {
   return block.block_sha1().size() == kSha1Bytes && !block.deflate().empty() && block.block_length() > 0 &&
          block.block_length() + kWarcRecordEnd.size() <= block.deflate().size() * kMaxDeflateRatio;
 }
@@ -44,8 +52,8 @@ bool IsUsableWarcResponseBlock(const v1::WarcResponseBlock& block) {
 bool BodyWasOmitted(const v1::Page& page) { return page.body().empty() && page.body_length() > 0; }
 
 Status RestoreOmittedBody(v1::Page& page) {
-  const v1::WarcResponseBlock& block = page.warc_response();
-  if (!page.has_warc_response() || !IsUsableWarcResponseBlock(block)) {
+  const v1::WarcBlock& block = page.warc_response();
+  if (!page.has_warc_response() || !IsUsableWarcBlock(block)) {
     return InvalidArgumentError("body omitted without a usable WARC response block");
   }
   // No body larger than a message may carry could have come in one.

@@ -1,9 +1,10 @@
-// AddWarcResponseBlock (the fetcher's side of a WARC response record): the
-// stream inflates, with zlib, to exactly the HTTP head the writer would
-// store, the body and the record end; the length, SHA-1 and CRC-32 that
-// travel with it describe those bytes. IsUsableWarcResponseBlock turns away
-// blocks the writer could not wrap.
-#include "common/warc_response_block.h"
+// AddWarcBlocks (the fetcher's side of a page's WARC records): each stream
+// inflates, with zlib, to exactly the block the writer would store (the
+// response's HTTP head and body; the request; the outlinks) and the record
+// end; the length, SHA-1 and CRC-32 that travel with it describe those
+// bytes. IsUsableWarcBlock turns away blocks the writer could not wrap;
+// RestoreOmittedBody gives back a body the fetcher left out, or refuses.
+#include "common/compressed_warc_blocks.h"
 
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
@@ -12,7 +13,7 @@
 #include <random>
 #include <string>
 
-#include "common/warc_http_head.h"
+#include "common/warc_blocks.h"
 
 namespace zcrawl {
 namespace {
@@ -60,17 +61,17 @@ std::string RandomBytes(size_t n, uint32_t seed) {
   return s;
 }
 
-class WarcResponseBlockTest : public ::testing::TestWithParam<int> {};
+class CompressedWarcBlocksLevelTest : public ::testing::TestWithParam<int> {};
 
-TEST_P(WarcResponseBlockTest, StreamInflatesToTheWritersHeadTheBodyAndTheRecordEnd) {
+TEST_P(CompressedWarcBlocksLevelTest, StreamInflatesToTheWritersHeadTheBodyAndTheRecordEnd) {
   GzipMemberCompressor compressor(GetParam());
   std::string html;
   while (html.size() < 40000) html += "<p>page text <a href=/x" + std::to_string(html.size()) + ">x</a></p>\n";
   for (const std::string& body : {std::string(), html, RandomBytes(70000, 3)}) {
     v1::Page page = MakePage(body);
-    ASSERT_TRUE(AddWarcResponseBlock(page, compressor).ok());
+    ASSERT_TRUE(AddWarcBlocks(page, compressor).ok());
     ASSERT_TRUE(page.has_warc_response());
-    const v1::WarcResponseBlock& block = page.warc_response();
+    const v1::WarcBlock& block = page.warc_response();
     const std::string head = WarcHttpResponseHead(page, body.size());
     EXPECT_TRUE(head.starts_with("HTTP/2 404 Not Found\r\n")) << head;
     EXPECT_NE(head.find("X-Zcrawl-Orig-Content-Encoding: br\r\n"), std::string::npos) << head;
@@ -82,17 +83,43 @@ TEST_P(WarcResponseBlockTest, StreamInflatesToTheWritersHeadTheBodyAndTheRecordE
     EXPECT_EQ(block.block_sha1(), Sha1Raw(head + body));
     EXPECT_EQ(block.crc32(), crc32(0, reinterpret_cast<const Bytef*>(expected.data()),
                                    static_cast<uInt>(expected.size())));
-    EXPECT_TRUE(IsUsableWarcResponseBlock(block));
+    EXPECT_TRUE(IsUsableWarcBlock(block));
     EXPECT_EQ(page.body(), body);  // the page keeps its body
+
+    // The request's block is synthesised from the URL (no request sent);
+    // no links, no metadata block.
+    const v1::WarcBlock& request = page.warc_request();
+    const std::string request_expected = WarcRequestBlock(page, "http://127.0.0.1/a") + "\r\n\r\n";
+    EXPECT_EQ(InflateRaw(request.deflate(), request_expected.size()), request_expected);
+    EXPECT_EQ(request_expected.substr(0, 21), "GET /a HTTP/1.1\r\nHost");
+    EXPECT_EQ(request.block_sha1(), Sha1Raw(request_expected.substr(0, request_expected.size() - 4)));
+    EXPECT_TRUE(IsUsableWarcBlock(request));
+    EXPECT_FALSE(page.has_warc_metadata());
   }
 }
 
-TEST_P(WarcResponseBlockTest, OmittedBodyIsRestoredFromTheBlock) {
+TEST_P(CompressedWarcBlocksLevelTest, PageWithLinksGetsAMetadataBlockAndItsRequestAsSent) {
+  GzipMemberCompressor compressor(GetParam());
+  v1::Page page = MakePage("<a href=/b>b</a>");
+  page.set_request_headers("GET /a HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: zcrawl\r\n\r\n");
+  page.add_links()->set_url("http://127.0.0.1/b");
+  page.add_links()->set_url("http://127.0.0.1/c\r\noutlink: injected");
+  ASSERT_TRUE(AddWarcBlocks(page, compressor).ok());
+  const std::string metadata = "outlink: http://127.0.0.1/b\r\noutlink: http://127.0.0.1/c  outlink: injected\r\n";
+  EXPECT_EQ(WarcMetadataBlock(page), metadata);
+  EXPECT_EQ(InflateRaw(page.warc_metadata().deflate(), metadata.size() + 4), metadata + "\r\n\r\n");
+  EXPECT_EQ(page.warc_metadata().block_length(), metadata.size());
+  EXPECT_EQ(page.warc_metadata().block_sha1(), Sha1Raw(metadata));
+  const std::string request = page.request_headers() + "\r\n\r\n";
+  EXPECT_EQ(InflateRaw(page.warc_request().deflate(), request.size()), request);
+}
+
+TEST_P(CompressedWarcBlocksLevelTest, OmittedBodyIsRestoredFromTheBlock) {
   GzipMemberCompressor compressor(GetParam());
   for (const std::string& body : {std::string("x"), std::string("\r\n\r\nlooks like a head end\r\n\r\n"),
                                   RandomBytes(70000, 4)}) {
     v1::Page page = MakePage(body);
-    ASSERT_TRUE(AddWarcResponseBlock(page, compressor).ok());
+    ASSERT_TRUE(AddWarcBlocks(page, compressor).ok());
     page.set_body_length(body.size());
     page.clear_body();
     EXPECT_TRUE(BodyWasOmitted(page));
@@ -102,12 +129,12 @@ TEST_P(WarcResponseBlockTest, OmittedBodyIsRestoredFromTheBlock) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Levels, WarcResponseBlockTest, ::testing::Values(0, 1, 6, 12));
+INSTANTIATE_TEST_SUITE_P(Levels, CompressedWarcBlocksLevelTest, ::testing::Values(0, 1, 6, 12));
 
-TEST(WarcResponseBlockTest, OmittedBodyThatTheBlockDoesNotHoldIsRefused) {
+TEST(CompressedWarcBlocksTest, OmittedBodyThatTheBlockDoesNotHoldIsRefused) {
   GzipMemberCompressor compressor(1);
   v1::Page good = MakePage(RandomBytes(5000, 9));
-  ASSERT_TRUE(AddWarcResponseBlock(good, compressor).ok());
+  ASSERT_TRUE(AddWarcBlocks(good, compressor).ok());
   good.set_body_length(good.body().size());
   good.clear_body();
 
@@ -133,7 +160,7 @@ TEST(WarcResponseBlockTest, OmittedBodyThatTheBlockDoesNotHoldIsRefused) {
   bad = good;
   bad.mutable_warc_response()->set_block_length(uint64_t{100} << 20);  // plausible for its stream,
   bad.mutable_warc_response()->mutable_deflate()->append(std::string(1 << 20, '\0'));
-  ASSERT_TRUE(IsUsableWarcResponseBlock(bad.warc_response()));
+  ASSERT_TRUE(IsUsableWarcBlock(bad.warc_response()));
   EXPECT_TRUE(refused(bad)) << "larger than a message";  // but never allocated
   // The page as sent restores: the checks above fail for their own reason.
   v1::Page copy = good;
@@ -141,29 +168,29 @@ TEST(WarcResponseBlockTest, OmittedBodyThatTheBlockDoesNotHoldIsRefused) {
   EXPECT_EQ(copy.body().size(), good.body_length());
 }
 
-TEST(WarcResponseBlockTest, BlocksAWriterCannotWrapAreNotUsable) {
+TEST(CompressedWarcBlocksTest, BlocksAWriterCannotWrapAreNotUsable) {
   GzipMemberCompressor compressor(1);
   v1::Page page = MakePage("<html>hello</html>");
-  ASSERT_TRUE(AddWarcResponseBlock(page, compressor).ok());
-  const v1::WarcResponseBlock good = page.warc_response();
-  ASSERT_TRUE(IsUsableWarcResponseBlock(good));
+  ASSERT_TRUE(AddWarcBlocks(page, compressor).ok());
+  const v1::WarcBlock good = page.warc_response();
+  ASSERT_TRUE(IsUsableWarcBlock(good));
 
-  v1::WarcResponseBlock bad = good;
+  v1::WarcBlock bad = good;
   bad.set_block_sha1("short");
-  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  EXPECT_FALSE(IsUsableWarcBlock(bad));
   bad = good;
   bad.clear_block_sha1();
-  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  EXPECT_FALSE(IsUsableWarcBlock(bad));
   bad = good;
   bad.clear_deflate();
-  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  EXPECT_FALSE(IsUsableWarcBlock(bad));
   bad = good;
   bad.set_block_length(0);
-  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
+  EXPECT_FALSE(IsUsableWarcBlock(bad));
   bad = good;
   bad.set_block_length(good.deflate().size() * 2000);  // more than DEFLATE can make of it
-  EXPECT_FALSE(IsUsableWarcResponseBlock(bad));
-  EXPECT_FALSE(IsUsableWarcResponseBlock(v1::WarcResponseBlock()));
+  EXPECT_FALSE(IsUsableWarcBlock(bad));
+  EXPECT_FALSE(IsUsableWarcBlock(v1::WarcBlock()));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "common/warc_http_head.h"
+#include "common/warc_blocks.h"
 
 #include <cstring>
 
@@ -53,7 +53,73 @@ bool IsHeaderName(std::string_view name) {
   return true;
 }
 
+struct HostAndPath {
+  std::string host;  // with ":port" when the URL has one
+  std::string path;  // path and query, "/" at least
+};
+
+HostAndPath SplitUrl(std::string_view url) {
+  HostAndPath parts;
+  const size_t scheme_end = url.find("://");
+  std::string_view rest = scheme_end == std::string_view::npos ? url : url.substr(scheme_end + 3);
+  const size_t authority_end = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, authority_end);
+  const size_t at = authority.rfind('@');
+  if (at != std::string_view::npos) authority.remove_prefix(at + 1);
+  parts.host = std::string(authority);
+  std::string_view path =
+      authority_end == std::string_view::npos ? std::string_view() : rest.substr(authority_end);
+  path = path.substr(0, path.find('#'));
+  if (path.empty() || path.front() != '/') parts.path = "/";
+  parts.path += path;
+  return parts;
+}
+
 }  // namespace
+
+std::string_view WarcTargetUri(const v1::Page& page) {
+  return page.final_url().empty() ? page.url() : page.final_url();
+}
+
+std::string WarcRequestBlock(const v1::Page& page, std::string_view target_uri) {
+  if (!page.request_headers().empty()) {
+    // As sent, with bare LF line ends made CRLF and the final blank line
+    // added when missing.
+    std::string block;
+    block.reserve(page.request_headers().size() + 8);
+    char previous = '\0';
+    for (char c : page.request_headers()) {
+      if (c == '\n' && previous != '\r') block.push_back('\r');
+      block.push_back(c);
+      previous = c;
+    }
+    if (!block.ends_with("\r\n\r\n")) {
+      while (!block.empty() && (block.back() == '\r' || block.back() == '\n')) block.pop_back();
+      block += "\r\n\r\n";
+    }
+    return block;
+  }
+  const HostAndPath parts = SplitUrl(target_uri);
+  std::string block = "GET ";
+  AppendHeaderValue(block, parts.path);
+  block += " HTTP/1.1\r\nHost: ";
+  AppendHeaderValue(block, parts.host);
+  block += "\r\n\r\n";
+  return block;
+}
+
+std::string WarcMetadataBlock(const v1::Page& page) {
+  size_t bytes = 0;
+  for (const v1::Link& link : page.links()) bytes += link.url().size() + 11;
+  std::string block;
+  block.reserve(bytes);
+  for (const v1::Link& link : page.links()) {
+    block += "outlink: ";
+    AppendHeaderValue(block, link.url());
+    block += "\r\n";
+  }
+  return block;
+}
 
 void AppendHeaderValue(std::string& out, std::string_view value) {
   // Copied whole, then fixed in place by a loop the compiler vectorises.

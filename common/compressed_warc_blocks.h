@@ -1,14 +1,15 @@
-// WarcResponseBlock (proto): a page's WARC response block, compressed by the
-// fetcher that fetched it, for the writer to wrap in its record.
+// WarcBlock (proto): the blocks of a page's WARC records (response,
+// request, metadata), compressed by the fetcher that fetched the page, for
+// the writer to wrap in its records.
 //
 // Why: there is one writer and there are many fetchers. Deflate and the
-// block's SHA-1 were most of the writer's CPU per page (igzip 44%, SHA-1
+// blocks' SHA-1 were most of the writer's CPU per page (igzip 44%, SHA-1
 // 12% of its samples), bounding the whole crawl's storage rate by one
 // machine's cores. Done by the fetchers, they scale with them; the writer
-// is left with its header, a copy and a CRC-32 combine per response.
-// A fetcher adds the block only when the writer asked for it
-// (Heartbeat.writer_wants); the writer puts its WARC header in front, so
-// record ids, dates and file rotation stay the writer's.
+// is left with its WARC headers, copies and a CRC-32 combine per record.
+// A fetcher adds the blocks only when the writer asked for them
+// (Heartbeat.writer_wants); the writer puts its WARC header in front of
+// each, so record ids, dates and file rotation stay the writer's.
 //
 // Thread-safety: pure functions; the compressor passed in is the caller's
 // (one per thread).
@@ -20,18 +21,19 @@
 
 namespace zcrawl {
 
-// Sets page.warc_response from the page's status, version, headers and
-// body, compressed by `compressor` (its level is the writer's ask). The
-// block is WarcHttpResponseHead(page) then the body, exactly what the
-// writer would have stored itself; the stream covers the block followed by
-// kWarcRecordEnd. Fails only when SHA-1 or the compressor does.
-Status AddWarcResponseBlock(v1::Page& page, GzipMemberCompressor& compressor);
+// Sets page.warc_response, warc_request and (for a page with links)
+// warc_metadata, compressed by `compressor` (its level is the writer's
+// ask). The blocks are those of common/warc_blocks.h (the response's is
+// WarcHttpResponseHead then the body), exactly what the writer would store
+// itself; each stream covers its block followed by kWarcRecordEnd. Fails
+// only when SHA-1 or the compressor does, and then sets none of them.
+Status AddWarcBlocks(v1::Page& page, GzipMemberCompressor& compressor);
 
 // Whether a writer can use `block` as sent: a 20-byte block_sha1, a
 // non-empty stream and block, and a block no larger than DEFLATE can make
 // of that stream (1032:1 at most). Anything else is ignored and the writer
 // builds the block from the body.
-bool IsUsableWarcResponseBlock(const v1::WarcResponseBlock& block);
+bool IsUsableWarcBlock(const v1::WarcBlock& block);
 
 // Whether the page came without its body (WriterWants.omit_body): an empty
 // body where body_length says there was one.
