@@ -4,7 +4,9 @@
 // its own thread writes the previous results to disk.
 //
 // With 0 threads, Submit encodes on the caller's thread and no thread is
-// started: same results, same order, one core. To save wake-ups, Submit
+// started: same results, same order, one core. A page whose every block its
+// fetcher compressed is wrapped on the caller's thread too (cheaper than a
+// hand-off); it waits in the queue, done, for the pages before it. To save wake-ups, Submit
 // wakes a sleeping worker only once a few pages wait; TakeNext(wait) wakes
 // them all, then encodes pages no worker has started yet itself, and
 // sleeps only when every page it waits for is being encoded already.

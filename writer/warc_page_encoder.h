@@ -65,6 +65,11 @@ struct WarcPageParts {
   FetcherWarcBlock request_compressed;
   FetcherWarcBlock metadata_compressed;
 
+  // Every record's block came compressed: Encode only wraps them.
+  bool compressed_by_fetcher() const {
+    return response_compressed.present() && request_compressed.present() &&
+           (metadata_compressed.present() || metadata_block.empty());
+  }
   // Bytes this holds that scale with the page: what backpressure counts.
   size_t page_bytes() const { return body.size() + response_compressed.deflate.size(); }
 };

@@ -14,24 +14,12 @@
 #include <string>
 
 #include "common/warc_blocks.h"
+#include "tests/support/gzip_members.h"
 
 namespace zcrawl {
 namespace {
 
-std::string InflateRaw(const std::string& deflate, size_t expected_size) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, -15), Z_OK);  // raw DEFLATE, no wrapper
-  std::string out(expected_size + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(deflate.data()));
-  z.avail_in = static_cast<uInt>(deflate.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
-  EXPECT_EQ(z.avail_in, 0u) << "bytes after the final block";
-  out.resize(z.total_out);
-  inflateEnd(&z);
-  return out;
-}
+using ::zcrawl::testing::InflateRawDeflate;
 
 std::string Sha1Raw(const std::string& data) {
   unsigned char md[SHA_DIGEST_LENGTH];
@@ -78,7 +66,7 @@ TEST_P(CompressedWarcBlocksLevelTest, StreamInflatesToTheWritersHeadTheBodyAndTh
     EXPECT_EQ(head.find("\r\nInjected"), std::string::npos) << head;  // no line of its own
     EXPECT_TRUE(head.ends_with("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n")) << head;
     const std::string expected = head + body + "\r\n\r\n";
-    EXPECT_EQ(InflateRaw(block.deflate(), expected.size()), expected);
+    EXPECT_EQ(InflateRawDeflate(block.deflate()), expected);
     EXPECT_EQ(block.block_length(), head.size() + body.size());
     EXPECT_EQ(block.block_sha1(), Sha1Raw(head + body));
     EXPECT_EQ(block.crc32(), crc32(0, reinterpret_cast<const Bytef*>(expected.data()),
@@ -90,7 +78,7 @@ TEST_P(CompressedWarcBlocksLevelTest, StreamInflatesToTheWritersHeadTheBodyAndTh
     // no links, no metadata block.
     const v1::WarcBlock& request = page.warc_request();
     const std::string request_expected = WarcRequestBlock(page, "http://127.0.0.1/a") + "\r\n\r\n";
-    EXPECT_EQ(InflateRaw(request.deflate(), request_expected.size()), request_expected);
+    EXPECT_EQ(InflateRawDeflate(request.deflate()), request_expected);
     EXPECT_EQ(request_expected.substr(0, 21), "GET /a HTTP/1.1\r\nHost");
     EXPECT_EQ(request.block_sha1(), Sha1Raw(request_expected.substr(0, request_expected.size() - 4)));
     EXPECT_TRUE(IsUsableWarcBlock(request));
@@ -107,11 +95,11 @@ TEST_P(CompressedWarcBlocksLevelTest, PageWithLinksGetsAMetadataBlockAndItsReque
   ASSERT_TRUE(AddWarcBlocks(page, compressor).ok());
   const std::string metadata = "outlink: http://127.0.0.1/b\r\noutlink: http://127.0.0.1/c  outlink: injected\r\n";
   EXPECT_EQ(WarcMetadataBlock(page), metadata);
-  EXPECT_EQ(InflateRaw(page.warc_metadata().deflate(), metadata.size() + 4), metadata + "\r\n\r\n");
+  EXPECT_EQ(InflateRawDeflate(page.warc_metadata().deflate()), metadata + "\r\n\r\n");
   EXPECT_EQ(page.warc_metadata().block_length(), metadata.size());
   EXPECT_EQ(page.warc_metadata().block_sha1(), Sha1Raw(metadata));
   const std::string request = page.request_headers() + "\r\n\r\n";
-  EXPECT_EQ(InflateRaw(page.warc_request().deflate(), request.size()), request);
+  EXPECT_EQ(InflateRawDeflate(page.warc_request().deflate()), request);
 }
 
 TEST_P(CompressedWarcBlocksLevelTest, OmittedBodyIsRestoredFromTheBlock) {

@@ -28,37 +28,18 @@
 #include "fetcher/charset.h"
 #include "fetcher/curl_multi_loop.h"
 #include "frontier/crawl_scheduler.h"
+#include "tests/support/gzip_members.h"
 #include "tests/support/test_http_server.h"
 
 namespace zcrawl::fetcher {
 namespace {
 
+using ::zcrawl::testing::InflateRawDeflate;
 using ::zcrawl::testing::TestHttpServer;
 using ::zcrawl::testing::TestRequest;
 using ::zcrawl::testing::TestResponse;
 
 // gzip (RFC 1952) of `data`, as a server with Content-Encoding: gzip sends it.
-// A raw DEFLATE stream inflated by zlib (the fetcher compresses with igzip
-// or libdeflate).
-std::string InflateRaw(const std::string& deflate) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, -15), Z_OK);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(deflate.data()));
-  z.avail_in = static_cast<uInt>(deflate.size());
-  std::string out;
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    char buf[65536];
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof(buf);
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof(buf) - z.avail_out);
-  }
-  EXPECT_EQ(rc, Z_STREAM_END);
-  inflateEnd(&z);
-  return out;
-}
-
 std::string Gzip(const std::string& data) {
   z_stream zs{};
   if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
@@ -432,12 +413,12 @@ TEST_P(PageProcessorTest, WarcBlocksAreAddedOnlyWhileTheWriterAsksAndAtItsLevel)
     const std::string head = WarcHttpResponseHead(*outcome.page, html.size());
     EXPECT_NE(head.find("X-Zcrawl-Orig-Content-Encoding: gzip"), std::string::npos) << head;
     EXPECT_EQ(block.block_length(), head.size() + html.size());
-    EXPECT_EQ(InflateRaw(block.deflate()), head + html + "\r\n\r\n");
+    EXPECT_EQ(InflateRawDeflate(block.deflate()), head + html + "\r\n\r\n");
     EXPECT_LT(block.deflate().size(), html.size() / 4);  // compressed
     EXPECT_EQ(outcome.page->body(), html);               // and the body still sent
     EXPECT_TRUE(IsUsableWarcBlock(block));
     // The request as sent goes compressed too; no links, no metadata block.
-    EXPECT_EQ(InflateRaw(outcome.page->warc_request().deflate()),
+    EXPECT_EQ(InflateRawDeflate(outcome.page->warc_request().deflate()),
               WarcRequestBlock(*outcome.page, At("/page")) + "\r\n\r\n");
     EXPECT_NE(WarcRequestBlock(*outcome.page, At("/page")).find("Accept-Encoding"), std::string::npos);
     EXPECT_FALSE(outcome.page->has_warc_metadata());

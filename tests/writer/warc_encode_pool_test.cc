@@ -1,5 +1,7 @@
 // WarcEncodePool tests: results come back whole and in submission order,
-// whatever the thread count and however uneven the pages.
+// whatever the thread count and however uneven the pages, also when pages
+// the pool wraps at once (blocks compressed by fetchers) come between pages
+// its workers encode.
 #include "writer/warc_encode_pool.h"
 
 #include <gtest/gtest.h>
@@ -23,6 +25,27 @@ WarcPageParts PartsFor(int i) {
   return parts;
 }
 
+// PartsFor(i) as they come when the fetcher compressed every block: the
+// pool wraps them on the caller's thread, between pages its workers encode.
+WarcPageParts CompressedPartsFor(int i) {
+  WarcPageParts parts = PartsFor(i);
+  GzipMemberCompressor fetcher_side(1);
+  auto compress = [&](std::string_view first, std::string_view second, FetcherWarcBlock& to) {
+    Result<uint32_t> crc = fetcher_side.AppendRawDeflate({first, second, kWarcRecordEnd}, to.deflate);
+    EXPECT_TRUE(crc.ok());
+    to.crc = crc.ok() ? *crc : 0;
+    to.length = first.size() + second.size();
+    to.digest = "sha1:FROMTHEFETCHER";
+  };
+  compress(parts.response_head, parts.body, parts.response_compressed);
+  compress(parts.request_block, {}, parts.request_compressed);
+  parts.response_head.clear();
+  parts.body.clear();
+  parts.request_block.clear();
+  EXPECT_TRUE(parts.compressed_by_fetcher());
+  return parts;
+}
+
 // Decompresses a whole multi-member gzip buffer.
 std::string Gunzip(const std::string& data) {
   std::string out;
@@ -38,7 +61,7 @@ TEST_P(WarcEncodePoolTest, ResultsComeBackInSubmissionOrder) {
   constexpr int kPages = 60;
   std::vector<EncodedWarcPage> results;
   for (int i = 0; i < kPages; ++i) {
-    pool.Submit(PartsFor(i), "key" + std::to_string(i));
+    pool.Submit(i % 3 == 1 ? CompressedPartsFor(i) : PartsFor(i), "key" + std::to_string(i));
     if (i % 3 == 0) {
       while (auto page = pool.TakeNext(/*wait=*/false)) results.push_back(std::move(*page));
     }
@@ -59,6 +82,8 @@ TEST_P(WarcEncodePoolTest, ResultsComeBackInSubmissionOrder) {
     EXPECT_NE(records.find("Content-Length: " + std::to_string(block_size) + "\r\n"),
               std::string::npos)
         << i;
+    EXPECT_NE(records.find(parts.response_head + parts.body + "\r\n\r\n"), std::string::npos) << i;
+    EXPECT_EQ(records.find("sha1:FROMTHEFETCHER") != std::string::npos, i % 3 == 1) << i;
   }
 }
 
