@@ -95,7 +95,7 @@ SINK_ROWS = (
     ("dd", "dd bs=1M count=1024 conv=fsync (1 GiB, one fsync)"),
     ("raw_stepwise", "raw write + fsync every 512 pages' worth"),
     ("raw_overlapped", "raw, each fsync overlapped with the next writes"),
-    ("warc", "warc, gzip 1, response blocks compressed by the fetchers, pipelined commit (the writer's way)"),
+    ("warc", "warc, gzip 1, record blocks compressed by the fetchers, pipelined commit (the writer's way)"),
     ("warc_sync", "warc, gzip 1, fetchers' blocks, Flush waited for"),
     ("warc_one_thread", "warc, gzip 1, fetchers' blocks, no encoding threads"),
     ("warc_writer_compresses", "warc, gzip 1 (igzip), the writer compresses every record (--no-fetcher-compression)"),
@@ -194,7 +194,7 @@ def feed_section(work, p):
   p("## The writer process per sink, fed over ZeroMQ (medians of %d rounds)" % len(rounds))
   p("")
   p("writer_feed_bench: zcrawl-writer on a loopback port, two fake fetchers sending 40,000 of the")
-  p("site's pages as our fetchers would (body_sha1; the compressed WARC response block, and no body,")
+  p("site's pages as our fetchers would (body_sha1; the compressed WARC record blocks, and no body,")
   p("where the writer asks for that), up to 1,024 unacknowledged each; wall time from the first page")
   p("sent to the last ack. Includes ZeroMQ's TCP transfer, decoding, group commits and acks. MB/s")
   p("counts page bodies (body_length). Shares against the same round's baselines of the sink bench.")
@@ -267,8 +267,8 @@ def main():
   if fast:
     p("## Zero latency: the whole site, every page written to disk")
     p("")
-    p("zcrawl flags: `%s --delay-ms 0 --no-robots --format files`; wget2 `--max-threads %s`." % (
-        machine.get("zc_fast"), machine.get("wget2_threads")))
+    p("zcrawl flags: `%s --delay-ms 0 --no-robots --format %s`; wget2 `--max-threads %s`." % (
+        machine.get("zc_fast"), machine.get("zc_format", "files"), machine.get("wget2_threads")))
     p("")
     p("zcrawl-myhtml: the same with `--parser myhtml`; zcrawl-blocking: that with `--io blocking` "
       "(a thread per fetch, the same-run baseline of the event loop); zcrawl-myhtml-ph16: "

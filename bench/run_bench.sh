@@ -41,6 +41,8 @@
 #   --latency-ms N       server latency of the slow scenario (20)
 #   --zcrawl-fast ARGS   zcrawl flags for "fast" (default below)
 #   --zcrawl-slow ARGS   zcrawl flags for "slow" (default below)
+#   --zcrawl-format F    zcrawl's --format in the crawls: files (default, as
+#                        wget and wget2 store pages), warc or jsonl
 #   --wget2-threads N    wget2 --max-threads (16)
 #   --crawlers LIST      which runs, from zcrawl,zcrawl-myhtml,zcrawl-blocking,
 #                        zcrawl-myhtml-ph16,zcrawl-16,wget2,wget (default:
@@ -117,6 +119,7 @@ WORK=""
 KEEP=0
 SETTLE=0
 MICRO_MIN_TIME=0.5
+ZC_FORMAT=files
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -128,6 +131,7 @@ while [ $# -gt 0 ]; do
     --latency-ms) LATENCY_MS="$2"; shift 2 ;;
     --zcrawl-fast) ZC_FAST="$2"; shift 2 ;;
     --zcrawl-slow) ZC_SLOW="$2"; shift 2 ;;
+    --zcrawl-format) ZC_FORMAT="$2"; shift 2 ;;
     --wget2-threads) WGET2_THREADS="$2"; shift 2 ;;
     --crawlers) CRAWLERS="$2"; shift 2 ;;
     --site) SITE_DIR="$2"; shift 2 ;;
@@ -324,7 +328,7 @@ run_crawler() {
     zcrawl)
       ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$rus" \
         "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" "$@" --delay-ms 0 --no-robots \
-        --out "$out" --format files --log-level warn >"$logf" 2>&1 || code=$?
+        --out "$out" --format "$ZC_FORMAT" --log-level warn >"$logf" 2>&1 || code=$?
       ;;
     wget)
       /usr/bin/time -f "%e %U %S %M" -o "$timef" \
@@ -338,7 +342,11 @@ run_crawler() {
   esac
   t1="$(now)"
   if [ "$tool" = zcrawl ]; then
-    stored="$(find "$out" -type f ! -path "$out/.zcrawl/*" ! -path "$out/index.jsonl" | wc -l)"
+    case "$ZC_FORMAT" in
+      files) stored="$(find "$out" -type f ! -path "$out/.zcrawl/*" ! -path "$out/index.jsonl" | wc -l)" ;;
+      warc) stored="$(cat "$out"/*-index.jsonl 2>/dev/null | wc -l)" ;;  # one line per page
+      *) stored="$(cat "$out/pages.jsonl" 2>/dev/null | wc -l)" ;;
+    esac
     # CPU: the launcher's wait4 figures cover the whole tree. RSS: own peaks.
     read -r cpu_ms rss_kb detail < <(awk '
       { name = $1; sub(/^zcrawl-/, "", name) }
@@ -418,6 +426,7 @@ EOF
   echo "latency_ms=$LATENCY_MS"
   echo "zc_fast=$ZC_FAST"
   echo "zc_fast_ph16=$ZC_FAST_PH16"
+  echo "zc_format=$ZC_FORMAT"
   echo "zc_slow=$ZC_SLOW"
   echo "zc_slow16=$ZC_SLOW16"
   echo "wget2_threads=$WGET2_THREADS"

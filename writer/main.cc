@@ -23,14 +23,13 @@ void AddFlags(CLI::App& app, WriterOptions& o) {
       ->capture_default_str();
   app.add_option("--warc-prefix", o.sink.warc_prefix, "WARC file name prefix")->capture_default_str();
   app.add_option("--warc-gzip-level", o.sink.warc_gzip_level,
-                 "gzip level of WARC records, 0-12 (0: stored, ~1.7x the speed of 1 for ~3x the bytes; 1: igzip, fastest compression; 2-12: libdeflate, smaller)")
+                 "gzip level of WARC records, 0-12 (0: stored, ~3x the bytes; 1: igzip, the fastest compression; 2-12: libdeflate, smaller; 1-12 compressed by the fetchers unless --no-fetcher-compression)")
       ->capture_default_str()->check(CLI::Range(0, 12));
   app.add_option("--warc-threads", o.sink.warc_threads,
                  "Threads compressing WARC records (-1: one per core, 0: none)")
       ->capture_default_str()->check(CLI::Range(-1, 64));
-  app.add_flag("--fetcher-compression,!--no-fetcher-compression", o.sink.fetcher_compression,
-               "Ask fetchers to compress the blocks of WARC records (spreads the deflate over them)")
-      ->capture_default_str();
+  app.add_flag("!--no-fetcher-compression", o.sink.fetcher_compression,
+               "Compress WARC records here instead of asking the fetchers to compress their blocks");
   app.add_flag("--jsonl-body", o.sink.jsonl_body, "Include bodies (base64) in JSON lines");
   app.add_option("--metrics-port", o.metrics_port, "Serve Prometheus metrics here (0: off)")
       ->capture_default_str();

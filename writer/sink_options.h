@@ -18,9 +18,11 @@ struct SinkOptions {
   // gzip level of each WARC record, 0-12 (1: ISA-L igzip, the fastest;
   // 2-12: libdeflate, 2-9 compare to zlib's levels, 10-12 are slower and a
   // little smaller; gzip_member.h). 1 costs ~0.2 CPU-ms per 100 KB of HTML
-  // and stores it at under a third of its size; 0
-  // stores records uncompressed (still one gzip member each, so files stay
-  // seekable) and writes near disk speed.
+  // and stores it at under a third of its size, work the fetchers do when
+  // fetcher_compression is on; 0 stores records uncompressed (still one
+  // gzip member each, so files stay seekable), asks nothing of the fetchers
+  // and leaves the writer copying and checksumming 3x the bytes: slower
+  // than 1 once the fetchers compress (bench/RESULTS.md run P).
   int warc_gzip_level = 1;
   // Threads that build and compress WARC records while the sink thread
   // writes: -1 one per core; 0 none (the sink thread does it, one core).

@@ -29,19 +29,23 @@
 // Each record is its own gzip member, so any record can be read from its
 // offset (what CDX indexes point at). The gzip level (0 stored to 12;
 // gzip_member.h says which compressor) is a constructor argument, default
-// kDefaultWarcGzipLevel = 1. Building and compressing records (SHA-1 of
-// each block, deflate; the payload digest comes from the fetcher in
-// Page.body_sha1, else it is a second SHA-1 pass) is most of the sink's
-// CPU, so it runs on
-// a WarcEncodePool of `threads` workers (default one per core; 0: on the
-// sink thread), while the sink thread writes earlier results in order.
-// Measured on the 2-core dev VM with bench/sink_throughput_bench (18 KB
-// HTML pages carrying the fetcher's body_sha1, fsync every 256;
-// bench/RESULTS.md run K): level 1 (igzip) with 2 workers about 460 MB/s
-// of page bodies with Flush, 500 pipelined (BeginFlush/FinishFlush),
-// files 0.35x that size; level 0 (stored blocks, still one member per
-// record) 940 MB/s for 1.14x the bytes: the choice when the writer's CPU,
-// not the disk, is what limits a crawl.
+// kDefaultWarcGzipLevel = 1. Compressing and digesting the records' blocks
+// was most of the sink's CPU, so at levels 1-12 the sink asks the fetchers
+// to do it (AddWants; common/compressed_warc_blocks.h): a page then comes
+// with its blocks compressed and digested, and the sink only puts each
+// record's WARC header in front (stored blocks) and the gzip framing around
+// it. A page without them (fetchers that do not answer WriterWants, the
+// writer's --no-fetcher-compression, a block that is not usable) is encoded
+// here: SHA-1 of each block, deflate; the payload digest comes from the
+// fetcher in Page.body_sha1, else it is a second SHA-1 pass. That runs on a
+// WarcEncodePool of `threads` workers (default one per core; 0: on the sink
+// thread), while the sink thread writes earlier results in order. Measured
+// on the 2-core dev VM with bench/sink_throughput_bench (18 KB HTML pages,
+// a commit every 512; bench/RESULTS.md run P): level 1 with the fetchers'
+// blocks 1,650 MB/s of page bodies (78% of what dd writes), 535 MB/s when
+// the writer compresses, files 0.36x (0.35x) the bodies' size; level 0
+// (stored blocks, still one member per record, nothing asked of the
+// fetchers) 520 MB/s for 1.14x the bytes.
 //
 // A file never grows past warc_max_bytes, except when it holds a single page
 // larger than that: before appending a page that would cross the limit, the
