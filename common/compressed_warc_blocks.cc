@@ -32,7 +32,9 @@ Status MakeBlock(std::string_view first, std::string_view second, GzipMemberComp
 Status AddWarcBlocks(v1::Page& page, GzipMemberCompressor& compressor) {
   const std::string head = WarcHttpResponseHead(page, page.body().size());
   Status s = MakeBlock(head, page.body(), compressor, *page.mutable_warc_response());
-  if (s.ok()) s = MakeBlock(WarcRequestBlock(page, WarcTargetUri(page)), {}, compressor, *page.mutable_warc_request());
+  if (s.ok()) {
+    s = MakeBlock(WarcRequestBlock(page, WarcTargetUri(page)), {}, compressor, *page.mutable_warc_request());
+  }
   if (s.ok() && page.links_size() > 0) {
     s = MakeBlock(WarcMetadataBlock(page), {}, compressor, *page.mutable_warc_metadata());
   }

@@ -32,7 +32,6 @@ void AppendLittleEndian(std::string& out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
 }
 
-
 // Appends the pieces' concatenation as stored blocks of at most
 // kStoredBlockMax bytes, the last one marked final when `final`; returns
 // the CRC-32 of what they hold. Empty and not final: nothing is written.
@@ -119,7 +118,8 @@ Result<uint32_t> GzipMemberCompressor::AppendRawDeflate(std::initializer_list<st
   if (level_ == 0) return AppendStoredBlocks(pieces, /*final=*/true, out);
   joined_.clear();
   for (std::string_view piece : pieces) joined_ += piece;
-  const uint32_t crc = crc32_gzip_refl(0, reinterpret_cast<const unsigned char*>(joined_.data()), joined_.size());
+  const uint32_t crc =
+      crc32_gzip_refl(0, reinterpret_cast<const unsigned char*>(joined_.data()), joined_.size());
   if (level_ == kIgzipGzipLevel && AppendWithIgzip(joined_, /*raw=*/true, out)) return crc;
   Status s = AppendWithLibdeflate(joined_, /*raw=*/true, out);
   if (!s.ok()) return s;

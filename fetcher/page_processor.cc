@@ -3,9 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include "common/ascii.h"
+#include "common/compressed_warc_blocks.h"
 #include "common/sha1.h"
 #include "common/url.h"
-#include "common/compressed_warc_blocks.h"
 #include "fetcher/charset.h"
 #include "fetcher/link_resolver.h"
 #include "fetcher/sitemap_links.h"

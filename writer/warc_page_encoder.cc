@@ -1,14 +1,12 @@
 #include "writer/warc_page_encoder.h"
 
-#include <algorithm>
-#include <cstring>
 #include <string_view>
 #include <utility>
 
+#include "common/compressed_warc_blocks.h"
 #include "common/encoding.h"
 #include "common/sha1.h"
 #include "common/warc_blocks.h"
-#include "common/compressed_warc_blocks.h"
 
 namespace zcrawl::writer {
 namespace {

@@ -6,10 +6,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/compressed_warc_blocks.h"
 #include "common/sha1.h"
 #include "common/shutdown_signal.h"
 #include "common/socket_security.h"
-#include "common/compressed_warc_blocks.h"
 #include "common/zmq_io.h"
 
 namespace zcrawl::writer {
