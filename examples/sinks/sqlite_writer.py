@@ -27,7 +27,9 @@ Guarantees, as the protocol asks:
     acknowledged stored=false with the error, so its fetcher reports
     WRITER_FAILED and the frontier retries the URL;
   * every Ready and Heartbeat from a fetcher is answered with a Heartbeat,
-    and a StatusRequest (from a control tool) with its counters.
+    and a StatusRequest (from a control tool) with its counters. The
+    Heartbeat leaves writer_wants out: fetchers then send every page whole,
+    body included, and compress nothing for us (docs/PROTOCOL.md 3.2).
 
 With --frontier it says Ready(role=WRITER) to the frontier, heartbeats it,
 and exits 0 after the frontier's Shutdown (saying Goodbye first). Without it,
