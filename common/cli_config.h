@@ -6,6 +6,10 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace zcrawl {
 
@@ -17,10 +21,34 @@ inline void AddConfigFlags(CLI::App& app, bool* print_config) {
       ->configurable(false);
 }
 
+// The effective settings as TOML that --config reads back to the same
+// settings. CLI11 (2.1) writes a negated flag ("!--no-robots") with the
+// value it gave its variable: `no-robots=false` after --no-robots, which
+// reads back as the opposite, so --no-robots would be lost on the way
+// through a file. Those lines say whether the flag is in effect instead.
+inline std::string ConfigText(const CLI::App& app) {
+  std::map<std::string, std::string> negated;  // key -> "true" when in effect
+  for (const CLI::Option* opt : app.get_options()) {
+    if (!opt->get_configurable() || opt->get_expected_min() != 0) continue;  // flags only
+    const std::string name = opt->get_single_name();
+    if (name.empty() || opt->get_flag_value(name, "") != "false") continue;  // not negated
+    const std::vector<std::string> results = opt->reduced_results();
+    negated[name] = !results.empty() && results.front() == "false" ? "true" : "false";
+  }
+  std::istringstream lines(app.config_to_str(/*default_also=*/true, /*write_description=*/false));
+  std::string text;
+  for (std::string line; std::getline(lines, line);) {
+    const auto it = negated.find(line.substr(0, line.find('=')));
+    if (it != negated.end()) line = it->first + "=" + it->second;
+    text += line + "\n";
+  }
+  return text;
+}
+
 // Prints the effective settings; true if the caller should exit.
 inline bool MaybePrintConfig(const CLI::App& app, bool print_config) {
   if (!print_config) return false;
-  std::cout << app.config_to_str(/*default_also=*/true, /*write_description=*/false);
+  std::cout << ConfigText(app);
   return true;
 }
 

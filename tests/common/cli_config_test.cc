@@ -1,0 +1,64 @@
+// ConfigText: what --print-config writes loads back through --config to the
+// same settings, negated flags ("!--no-robots") included, given or not.
+#include "common/cli_config.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace zcrawl {
+namespace {
+
+struct Settings {
+  bool obey_robots = true;  // !--no-robots
+  bool verbose = false;     // --verbose
+  int delay_ms = 100;
+};
+
+void AddFlags(CLI::App& app, Settings& s) {
+  app.add_flag("!--no-robots", s.obey_robots, "Ignore robots.txt");
+  app.add_flag("--verbose", s.verbose, "Say more");
+  app.add_option("--delay-ms", s.delay_ms, "Delay")->capture_default_str();
+}
+
+// Parses `args`, prints the config, and loads that text into fresh settings.
+std::pair<Settings, Settings> RoundTrip(std::vector<std::string> args, std::string* text) {
+  Settings given;
+  CLI::App app;
+  AddFlags(app, given);
+  std::reverse(args.begin(), args.end());  // CLI11 parses a vector from its back
+  app.parse(args);
+  *text = ConfigText(app);
+  Settings loaded;
+  CLI::App again;
+  AddFlags(again, loaded);
+  std::istringstream in(*text);
+  again.parse_from_stream(in);
+  return {given, loaded};
+}
+
+TEST(ConfigTextTest, PrintedSettingsLoadBackTheSame) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{}, {"--no-robots"}, {"--verbose", "--delay-ms", "7"},
+        {"--no-robots", "--verbose"}}) {
+    std::string text;
+    auto [given, loaded] = RoundTrip(args, &text);
+    EXPECT_EQ(loaded.obey_robots, given.obey_robots) << text;
+    EXPECT_EQ(loaded.verbose, given.verbose) << text;
+    EXPECT_EQ(loaded.delay_ms, given.delay_ms) << text;
+  }
+}
+
+TEST(ConfigTextTest, ANegatedFlagReadsAsWhetherItIsInEffect) {
+  std::string text;
+  RoundTrip({"--no-robots"}, &text);
+  EXPECT_NE(text.find("no-robots=true\n"), std::string::npos) << text;
+  RoundTrip({}, &text);
+  EXPECT_NE(text.find("no-robots=false\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace zcrawl
