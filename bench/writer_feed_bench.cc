@@ -3,9 +3,8 @@
 // the real zcrawl-writer on a loopback port and has FEEDERS fake fetchers
 // (one thread and one DEALER each, the protocol of docs/PROTOCOL.md 3.2)
 // send it distinct ~18 KB pages: the bench site's pages as our fetchers
-// send them, with body_sha1, and with the compressed WARC record blocks
-// (and without the body) when the writer asks for that in its answer to
-// Ready; digests and blocks are made before the clock starts, being the
+// send them, with body_sha1, with the compressed WARC record blocks and
+// without the body when the writer asks for that in its answer to Ready; digests and blocks are made before the clock starts, being the
 // fetchers' work. Each keeps up to WINDOW pages unacknowledged, as a
 // fetcher holds its URLs until the writer's ack. What it measures therefore
 // includes ZeroMQ, decoding, the group commit and the acks.
@@ -25,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -158,14 +158,16 @@ FeederResult Feed(zmq::context_t& context, const std::string& endpoint, int inde
     page->set_body_sha1(Sha1(page->body()));
     for (const auto& href : bench::SyntheticPageHrefs(n)) page->add_links()->set_url(href);
   }
-  if (wants.warc_block_level() > 0) {
-    GzipMemberCompressor compressor(static_cast<int>(wants.warc_block_level()));
-    for (v1::Envelope& envelope : templates) {
-      v1::Page& page = *envelope.mutable_page();
+  // As PageProcessor does: blocks if asked for, then the body left out if
+  // the writer reads none (with blocks asked for, only beside a block).
+  GzipMemberCompressor compressor(static_cast<int>(std::max<uint32_t>(wants.warc_block_level(), 1)));
+  for (v1::Envelope& envelope : templates) {
+    v1::Page& page = *envelope.mutable_page();
+    if (wants.warc_block_level() > 0) {
       if (!AddWarcBlocks(page, compressor).ok()) continue;
       ++result.warc_blocks;
-      if (wants.omit_body()) page.clear_body();
     }
+    if (wants.omit_body()) page.clear_body();
   }
   ready.fetch_add(1);
   while (!start.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));

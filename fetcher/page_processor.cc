@@ -160,18 +160,20 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
 void PageProcessor::AddWarcBlockIfWanted(v1::Page& page) {
   if (writer_wants_ == nullptr) return;
   const uint32_t level = writer_wants_->warc_block_level.load(std::memory_order_relaxed);
-  if (level == 0) return;
-  if (!warc_compressor_ || warc_compressor_level_ != level) {
-    warc_compressor_ = std::make_unique<GzipMemberCompressor>(static_cast<int>(level));
-    warc_compressor_level_ = level;
+  if (level > 0) {
+    if (!warc_compressor_ || warc_compressor_level_ != level) {
+      warc_compressor_ = std::make_unique<GzipMemberCompressor>(static_cast<int>(level));
+      warc_compressor_level_ = level;
+    }
+    // Without the blocks the writer compresses the page itself: the body
+    // must go then.
+    if (Status s = AddWarcBlocks(page, *warc_compressor_); !s.ok()) {
+      spdlog::warn("no WARC block for url={}: {}", page.url(), s.message());
+      return;
+    }
   }
-  // Without the block the writer compresses the page itself: nothing lost.
-  if (Status s = AddWarcBlocks(page, *warc_compressor_); !s.ok()) {
-    spdlog::warn("no WARC block for url={}: {}", page.url(), s.message());
-    return;
-  }
-  // body_length stays: the writer can inflate the body back should it need
-  // it after all.
+  // body_length stays, and with a block the writer can inflate the body
+  // back should it need it after all.
   if (writer_wants_->omit_body.load(std::memory_order_relaxed)) page.clear_body();
 }
 

@@ -33,7 +33,7 @@ namespace zcrawl::fetcher {
 // written by the fetcher's network thread, read by the workers per page.
 struct WriterWantsCell {
   std::atomic<uint32_t> warc_block_level{0};  // 0: no blocks
-  std::atomic<bool> omit_body{false};            // with a block, leave the body out
+  std::atomic<bool> omit_body{false};            // leave the body out (with a block, if one is asked for)
 
   void Set(const v1::WriterWants& wants) {
     warc_block_level.store(wants.warc_block_level(), std::memory_order_relaxed);
@@ -70,8 +70,9 @@ class PageProcessor {
  private:
   static void CompleteRobots(HttpResponse& response, v1::FetchReport& report);
   void ParseHtml(const HttpResponse& response, v1::Page& page);
-  // Adds page.warc_response at the level the writer asked for, if any, and
-  // drops the body if the writer said it may.
+  // Adds the WARC blocks at the level the writer asked for, if any, and
+  // drops the body if the writer said it may (after a block was made, when
+  // blocks are asked for).
   void AddWarcBlockIfWanted(v1::Page& page);
 
   const FetcherOptions& options_;

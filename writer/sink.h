@@ -59,11 +59,11 @@ class Sink {
   // Adds what this sink asks the fetchers to send with each page beyond the
   // page itself (answers to fetchers carry it in Heartbeat.writer_wants).
   virtual void AddWants(v1::WriterWants& wants) const {}
-  // Whether this sink reads pages' bodies. When no sink does beyond a WARC
-  // response block, the writer lets fetchers leave bodies out of the pages
-  // that carry one (WriterWants.omit_body). A body that comes omitted anyway
-  // is restored before any sink sees the page, so a sink that says true
-  // always gets it.
+  // Whether this sink reads pages' bodies. When no sink does (the WARC sink
+  // only needs the response block it asks for), the writer lets fetchers
+  // leave bodies out (WriterWants.omit_body). A body that comes omitted
+  // anyway is restored before any sink sees the page (or the page refused),
+  // so a sink that says true always gets it.
   virtual bool NeedsBody() const { return true; }
   // The name used in --format, e.g. "files".
   virtual std::string_view name() const = 0;

@@ -164,7 +164,7 @@ v1::WriterWants SinkGroup::Wants() const {
     sink->AddWants(wants);
     bodies_needed |= sink->NeedsBody();
   }
-  wants.set_omit_body(wants.warc_block_level() > 0 && !bodies_needed);
+  wants.set_omit_body(!bodies_needed);
   return wants;
 }
 

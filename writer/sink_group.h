@@ -87,8 +87,8 @@ class SinkGroup {
   // "warc,jsonl".
   std::string names() const;
   // What the sinks ask of the fetchers (Sink::AddWants), together; bodies
-  // may be omitted when response blocks are asked for and no sink reads
-  // bodies (Sink::NeedsBody).
+  // may be omitted when no sink reads them (Sink::NeedsBody; the WARC sink
+  // does not while it asks for blocks).
   v1::WriterWants Wants() const;
   // Keys stored by every sink.
   size_t stored_pages() const;

@@ -86,10 +86,11 @@ void WriterNode::Ack(const std::string& identity, const std::string& page_id, bo
 }
 
 bool WriterNode::CanStoreWithoutBody(const v1::Page& page) const {
-  // What WarcSink needs to store a page from its block alone, when no sink
-  // reads bodies (the condition for asking fetchers to omit them).
-  return wants_.omit_body() && page.body_sha1().size() == kSha1Bytes &&
-         IsUsableWarcBlock(page.warc_response());
+  // No sink reads bodies (what asking fetchers to omit them means), and a
+  // WARC sink, if any, has what it needs to store the page from its blocks.
+  if (!wants_.omit_body()) return false;
+  if (wants_.warc_block_level() == 0) return true;
+  return page.body_sha1().size() == kSha1Bytes && IsUsableWarcBlock(page.warc_response());
 }
 
 void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
@@ -100,6 +101,7 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
     Ack(identity, page.page_id(), true, true, "");
     return;
   }
+  if (BodyWasOmitted(page)) ++counters_.bodies_omitted;
   if (BodyWasOmitted(page) && !CanStoreWithoutBody(page)) {
     // Sent without its body for a writer that could do without (this one
     // before a restart with other formats, say): inflate it back.
@@ -249,6 +251,8 @@ void WriterNode::PublishMetrics() {
   AppendMetric(out, "zcrawl_writer_fetcher_warc_blocks_total", "counter",
                "Pages written that came with WARC blocks compressed by their fetcher",
                counters_.fetcher_warc_blocks);
+  AppendMetric(out, "zcrawl_writer_bodies_omitted_total", "counter",
+               "Pages that came without their body (no sink reads bodies)", counters_.bodies_omitted);
   AppendMetric(out, "zcrawl_writer_bodies_restored_total", "counter",
                "Pages sent without their body whose body a sink needed, inflated from the WARC block",
                counters_.bodies_restored);
@@ -271,9 +275,9 @@ Status WriterNode::Run() {
         SendFrame(frontier_, bytes).IgnoreError();
       }
       spdlog::info("writer done stored={} duplicates={} bytes={} flushes={} fetcher_warc_blocks={} "
-                   "bodies_restored={}",
+                   "bodies_omitted={} bodies_restored={}",
                    counters_.pages_stored, counters_.duplicates, counters_.bytes_stored, counters_.flushes,
-                   counters_.fetcher_warc_blocks, counters_.bodies_restored);
+                   counters_.fetcher_warc_blocks, counters_.bodies_omitted, counters_.bodies_restored);
       return closed;
     }
     std::vector<zmq::pollitem_t> items = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};

@@ -49,8 +49,10 @@ struct WriterCounters {
   // Pages written that carried Page.warc_response (their fetcher compressed
   // the WARC block because this writer asked for it).
   uint64_t fetcher_warc_blocks = 0;
-  // Pages sent without their body that a sink needed: inflated from the
-  // block (WriterWants.omit_body asked by an earlier configuration).
+  // Pages that came without their body (WriterWants.omit_body) ...
+  uint64_t bodies_omitted = 0;
+  // ... and of those, the ones a sink needed after all: inflated from the
+  // block (omission asked by an earlier configuration).
   uint64_t bodies_restored = 0;
 };
 

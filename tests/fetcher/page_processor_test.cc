@@ -431,19 +431,31 @@ TEST_P(PageProcessorTest, WarcBlocksAreAddedOnlyWhileTheWriterAsksAndAtItsLevel)
   }
 }
 
-TEST_P(PageProcessorTest, BodyIsLeftOutOnlyWhenTheWriterSaysSoAndABlockCarriesIt) {
+TEST_P(PageProcessorTest, BodyIsLeftOutOnlyWhenTheWriterSaysSo) {
   std::string html = "<title>Omit</title><p>";
   for (int i = 0; i < 300; ++i) html += "words ";
   Route("/page", Html(html));
   StartServer();
-  writer_wants_.omit_body = true;
 
-  // Omission alone (no block asked): the body stays.
+  // Blocks asked for, bodies still wanted: both go.
+  writer_wants_.warc_block_level = 1;
   FetchOutcome outcome = Fetch(At("/page"));
   ASSERT_TRUE(outcome.page.has_value());
   EXPECT_EQ(outcome.page->body(), html);
-  EXPECT_EQ(outcome.page->body_length(), html.size());
+  EXPECT_TRUE(outcome.page->has_warc_response());
 
+  // No sink reads bodies and no blocks asked for (jsonl): the body stays
+  // behind, its size goes.
+  writer_wants_.warc_block_level = 0;
+  writer_wants_.omit_body = true;
+  outcome = Fetch(At("/page"));
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_TRUE(outcome.page->body().empty());
+  EXPECT_EQ(outcome.page->body_length(), html.size());
+  EXPECT_EQ(outcome.page->title(), "Omit");
+  EXPECT_FALSE(outcome.page->has_warc_response());
+
+  // Both (WARC alone): the body travels only inside its block.
   writer_wants_.warc_block_level = 1;
   outcome = Fetch(At("/page"));
   ASSERT_TRUE(outcome.page.has_value());

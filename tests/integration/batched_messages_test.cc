@@ -214,8 +214,8 @@ INSTANTIATE_TEST_SUITE_P(Formats, WriterAckTest, ::testing::Values("files", "war
 TEST_F(BatchedMessagesTest, WriterTellsEachFetcherWhatToAddToItsPages) {
   // The writer's answer to Ready carries WriterWants: WARC response blocks
   // at its gzip level, unless it stores records uncompressed, was told not
-  // to ask, or writes no WARC at all; and bodies left out of pages with a
-  // block only when no sink reads bodies.
+  // to ask, or writes no WARC at all; and bodies left out when no sink
+  // reads them (beyond a WARC sink's blocks).
   struct Case {
     std::vector<std::string> flags;
     uint32_t level;
@@ -229,6 +229,8 @@ TEST_F(BatchedMessagesTest, WriterTellsEachFetcherWhatToAddToItsPages) {
       {{"--format", "warc", "--warc-gzip-level", "0"}, 0, false},
       {{"--format", "warc", "--no-fetcher-compression"}, 0, false},
       {{"--format", "files"}, 0, false},
+      {{"--format", "jsonl"}, 0, true},  // text and links only: no bodies at all
+      {{"--format", "jsonl", "--jsonl-body"}, 0, false},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());

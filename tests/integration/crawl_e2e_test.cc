@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -156,6 +157,48 @@ TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithResponseBlocksCompressedByTheFet
   const size_t at = log.find("fetcher_warc_blocks=");
   ASSERT_NE(at, std::string::npos) << log;
   EXPECT_EQ(std::stoul(log.substr(at + 20)), expected) << log;
+  // WARC alone reads no bodies beyond the blocks: they stayed behind.
+  const size_t omitted_at = log.find("bodies_omitted=", at);
+  ASSERT_NE(omitted_at, std::string::npos) << log;
+  EXPECT_EQ(std::stoul(log.substr(omitted_at + 15)), expected) << log;
+}
+
+TEST_F(SiteFixture, JsonlCrawlStoresEveryPageWhileTheBodiesStayWithTheFetchers) {
+  // JSON lines without --jsonl-body read no bodies, so the writer tells the
+  // fetchers to leave them out (WriterWants.omit_body): every page must
+  // still be stored once, with its title and links, and the writer counts
+  // the bodies' bytes from body_length.
+  TestProcess crawl;
+  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out",
+               "--format", "jsonl", "--fetchers", "2", "--threads", "4", "--delay-ms", "0", "--per-host", "4"},
+              out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  auto code = crawl.Wait(120000);
+  const std::string log = ReadFile(out_ + "/crawl.log");
+  ASSERT_TRUE(code.has_value()) << "crawl did not finish; log:\n" << log;
+  EXPECT_EQ(*code, 0) << log;
+  std::map<std::string, nlohmann::json> pages;
+  const std::string lines = ReadFile(out_ + "/out/pages.jsonl");
+  for (size_t at = 0, end; (end = lines.find('\n', at)) != std::string::npos; at = end + 1) {
+    auto page = nlohmann::json::parse(lines.substr(at, end - at), nullptr, false);
+    ASSERT_FALSE(page.is_discarded()) << lines.substr(at, end - at);
+    EXPECT_TRUE(pages.emplace(page["url"].get<std::string>(), page).second) << "twice: " << page["url"];
+  }
+  EXPECT_EQ(pages.size(), site_->ExpectedOk().size() + site_->ExpectedNotFound().size());
+  const std::string sample = server_->origin() + GeneratedSite::PagePath(42);
+  ASSERT_TRUE(pages.count(sample)) << sample;
+  EXPECT_EQ(pages[sample]["title"], "Page 42");
+  EXPECT_FALSE(pages[sample]["outlinks"].empty());
+  EXPECT_FALSE(pages[sample].contains("body"));
+  const size_t at = log.find("writer done stored=");
+  ASSERT_NE(at, std::string::npos) << log;
+  const size_t bytes_at = log.find(" bytes=", at);
+  ASSERT_NE(bytes_at, std::string::npos) << log;
+  EXPECT_GT(std::stoull(log.substr(bytes_at + 7)), 300u * 100) << log;  // the site's pages are > 100 bytes
+  // Every page came without its body (asked in the writer's first answer,
+  // before any fetch could finish).
+  const size_t omitted_at = log.find("bodies_omitted=", at);
+  ASSERT_NE(omitted_at, std::string::npos) << log;
+  EXPECT_EQ(std::stoul(log.substr(omitted_at + 15)), pages.size()) << log;
 }
 
 TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) {
