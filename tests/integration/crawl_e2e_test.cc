@@ -90,6 +90,30 @@ class SiteFixture : public ::testing::Test {
             "--io", io};
   }
 
+  // Runs `./run crawl` over the site in `format` to its end; its log.
+  // Exit code 0 is expected (a test failure otherwise).
+  std::string CrawlInFormat(const std::string& format) {
+    TestProcess crawl;
+    crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out", "--format",
+                 format, "--fetchers", "2", "--threads", "4", "--delay-ms", "0", "--per-host", "4"},
+                out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+    const auto code = crawl.Wait(120000);
+    const std::string log = ReadFile(out_ + "/crawl.log");
+    EXPECT_EQ(code, std::optional<int>(0)) << "crawl failed or did not finish; log:\n" << log;
+    return log;
+  }
+
+  // The number after `key` in the writer's closing line of `log`.
+  static uint64_t WriterDoneField(const std::string& log, const std::string& key) {
+    const size_t line = log.find("writer done ");
+    const size_t at = line == std::string::npos ? line : log.find(" " + key + "=", line);
+    if (at == std::string::npos) {
+      ADD_FAILURE() << "no " << key << " in the writer's closing line; log:\n" << log;
+      return 0;
+    }
+    return std::stoull(log.substr(at + key.size() + 2));
+  }
+
   // Waits until the server has answered at least `n` requests.
   bool WaitForRequests(uint64_t n, int timeout_ms) {
     const int64_t deadline = NowMs() + timeout_ms;
@@ -122,19 +146,12 @@ TEST_F(SiteFixture, RunCrawlStoresEveryReachablePageOnceAndExitsPromptly) {
   EXPECT_NE(ReadFile(out_ + "/crawl.log").find("crawl: finished"), std::string::npos);
 }
 
-TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithResponseBlocksCompressedByTheFetchers) {
-  // The writer asks its fetchers to compress each response block; the WARC
+TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithBlocksCompressedByTheFetchers) {
+  // The writer asks its fetchers to compress the block of each record; the WARC
   // files must hold every page once and pass the independent reader
   // (tests/writer/warc_check.py: digests, lengths, pairs, one record per
   // gzip member).
-  TestProcess crawl;
-  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out",
-               "--format", "warc", "--fetchers", "2", "--threads", "4", "--delay-ms", "0", "--per-host", "4"},
-              out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
-  auto code = crawl.Wait(120000);
-  const std::string log = ReadFile(out_ + "/crawl.log");
-  ASSERT_TRUE(code.has_value()) << "crawl did not finish; log:\n" << log;
-  EXPECT_EQ(*code, 0) << log;
+  const std::string log = CrawlInFormat("warc");
   const size_t expected = site_->ExpectedOk().size() + site_->ExpectedNotFound().size();
   auto index = ReadIndex(out_ + "/out", "zcrawl-index.jsonl");
   EXPECT_EQ(index.size(), expected);
@@ -154,13 +171,9 @@ TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithResponseBlocksCompressedByTheFet
   // The writer says how many pages came compressed. It asks each fetcher in
   // its first answer, before that fetcher can have fetched anything (a URL
   // takes a round trip to the frontier first), so all of them should.
-  const size_t at = log.find("fetcher_warc_blocks=");
-  ASSERT_NE(at, std::string::npos) << log;
-  EXPECT_EQ(std::stoul(log.substr(at + 20)), expected) << log;
+  EXPECT_EQ(WriterDoneField(log, "fetcher_warc_blocks"), expected) << log;
   // WARC alone reads no bodies beyond the blocks: they stayed behind.
-  const size_t omitted_at = log.find("bodies_omitted=", at);
-  ASSERT_NE(omitted_at, std::string::npos) << log;
-  EXPECT_EQ(std::stoul(log.substr(omitted_at + 15)), expected) << log;
+  EXPECT_EQ(WriterDoneField(log, "bodies_omitted"), expected) << log;
 }
 
 TEST_F(SiteFixture, JsonlCrawlStoresEveryPageWhileTheBodiesStayWithTheFetchers) {
@@ -168,14 +181,7 @@ TEST_F(SiteFixture, JsonlCrawlStoresEveryPageWhileTheBodiesStayWithTheFetchers) 
   // fetchers to leave them out (WriterWants.omit_body): every page must
   // still be stored once, with its title and links, and the writer counts
   // the bodies' bytes from body_length.
-  TestProcess crawl;
-  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out",
-               "--format", "jsonl", "--fetchers", "2", "--threads", "4", "--delay-ms", "0", "--per-host", "4"},
-              out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
-  auto code = crawl.Wait(120000);
-  const std::string log = ReadFile(out_ + "/crawl.log");
-  ASSERT_TRUE(code.has_value()) << "crawl did not finish; log:\n" << log;
-  EXPECT_EQ(*code, 0) << log;
+  const std::string log = CrawlInFormat("jsonl");
   std::map<std::string, nlohmann::json> pages;
   const std::string lines = ReadFile(out_ + "/out/pages.jsonl");
   for (size_t at = 0, end; (end = lines.find('\n', at)) != std::string::npos; at = end + 1) {
@@ -189,16 +195,10 @@ TEST_F(SiteFixture, JsonlCrawlStoresEveryPageWhileTheBodiesStayWithTheFetchers) 
   EXPECT_EQ(pages[sample]["title"], "Page 42");
   EXPECT_FALSE(pages[sample]["outlinks"].empty());
   EXPECT_FALSE(pages[sample].contains("body"));
-  const size_t at = log.find("writer done stored=");
-  ASSERT_NE(at, std::string::npos) << log;
-  const size_t bytes_at = log.find(" bytes=", at);
-  ASSERT_NE(bytes_at, std::string::npos) << log;
-  EXPECT_GT(std::stoull(log.substr(bytes_at + 7)), 300u * 100) << log;  // the site's pages are > 100 bytes
+  EXPECT_GT(WriterDoneField(log, "bytes"), 300u * 100) << log;  // the site's pages are > 100 bytes
   // Every page came without its body (asked in the writer's first answer,
   // before any fetch could finish).
-  const size_t omitted_at = log.find("bodies_omitted=", at);
-  ASSERT_NE(omitted_at, std::string::npos) << log;
-  EXPECT_EQ(std::stoul(log.substr(omitted_at + 15)), pages.size()) << log;
+  EXPECT_EQ(WriterDoneField(log, "bodies_omitted"), pages.size()) << log;
 }
 
 TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) {
