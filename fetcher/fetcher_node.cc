@@ -190,6 +190,10 @@ void FetcherNode::StartItem(const v1::WorkItem& item) {
 
 void FetcherNode::RequestWork() {
   if (shutdown_received_) return;
+  // Not before the writer first answered: until then nothing fetched could
+  // be handed over, and its answer says what to add to every page
+  // (WriterWants), the first one included.
+  if (writer_sender_id_.empty()) return;
   const uint32_t capacity = threads_ + options_.prefetch;
   const uint64_t committed = held_.size() + outstanding_credit_;
   if (committed >= capacity) return;

@@ -307,5 +307,80 @@ TEST_F(BatchedMessagesTest, WriterRestoresAnOmittedBodyForASinkThatReadsBodies) 
       << ReadFile(dir_ + "/writer.log");
 }
 
+// A ROUTER standing in for the frontier or the writer: receives envelopes
+// with the sender's routing id and answers one.
+class FakePeer {
+ public:
+  FakePeer(zmq::context_t& context, const std::string& endpoint, const std::string& sender_id)
+      : socket_(context, zmq::socket_type::router), codec_(sender_id) {
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.set(zmq::sockopt::router_handover, 1);  // a reconnecting peer keeps its id
+    socket_.bind(endpoint);
+  }
+
+  // Next envelope within `ms`, with the routing id it came from.
+  std::optional<std::pair<std::string, v1::Envelope>> Next(int ms) {
+    const int64_t deadline = NowMs() + ms;
+    while (NowMs() < deadline) {
+      zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, std::chrono::milliseconds(20));
+      zmq::message_t identity, payload;
+      if (!(item.revents & ZMQ_POLLIN) || !socket_.recv(identity, zmq::recv_flags::dontwait)) continue;
+      if (!socket_.recv(payload, zmq::recv_flags::none)) continue;
+      auto envelope = EnvelopeCodec::Decode(std::string_view(static_cast<const char*>(payload.data()), payload.size()));
+      if (envelope.ok()) return std::make_pair(identity.to_string(), *envelope);
+    }
+    return std::nullopt;
+  }
+
+  void Send(const std::string& identity, v1::Envelope envelope) {
+    socket_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
+    socket_.send(zmq::buffer(codec_.Encode(envelope)), zmq::send_flags::none);
+  }
+
+ private:
+  zmq::socket_t socket_;
+  EnvelopeCodec codec_;
+};
+
+TEST_F(BatchedMessagesTest, FetcherAsksForWorkOnlyOnceTheWriterAnswered) {
+  // Until the writer first answers, a fetcher could hand over nothing it
+  // fetched and would not know what the writer wants with each page: it
+  // must not take work. The frontier here answers everything at once; the
+  // writer stays silent for a second, then answers.
+  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  FakePeer frontier(context_, frontier_ep, "frontier-test");
+  FakePeer writer(context_, writer_ep, "writer-test");
+  TestProcess fetcher;
+  fetcher.Start({BinDir() + "/zcrawl-fetcher", "--frontier", frontier_ep, "--writer", writer_ep,
+                 "--heartbeat-ms", "200", "--threads", "2"},
+                dir_ + "/fetcher.log");
+  v1::Envelope heartbeat;
+  heartbeat.mutable_heartbeat();
+  auto drain_frontier = [&](int ms) {
+    int work_requests = 0;
+    const int64_t until = NowMs() + ms;
+    while (NowMs() < until) {
+      auto got = frontier.Next(static_cast<int>(std::max<int64_t>(1, until - NowMs())));
+      if (!got) break;
+      if (got->second.has_ready() || got->second.has_heartbeat()) frontier.Send(got->first, heartbeat);
+      if (got->second.has_work_request()) ++work_requests;
+    }
+    return work_requests;
+  };
+  EXPECT_EQ(drain_frontier(1000), 0) << ReadFile(dir_ + "/fetcher.log");
+
+  // The writer answers now (every Ready and Heartbeat, as it must).
+  int work_requests = 0;
+  for (const int64_t until = NowMs() + 5000; work_requests == 0 && NowMs() < until;) {
+    while (auto hello = writer.Next(20)) writer.Send(hello->first, heartbeat);
+    work_requests += drain_frontier(50);
+  }
+  EXPECT_GT(work_requests, 0) << ReadFile(dir_ + "/fetcher.log");
+  fetcher.Signal(SIGTERM);
+  EXPECT_TRUE(fetcher.Wait(10000).has_value());
+}
+
 }  // namespace
 }  // namespace zcrawl::testing
