@@ -33,7 +33,7 @@ namespace zcrawl::fetcher {
 // written by the fetcher's network thread, read by the workers per page.
 struct WriterWantsCell {
   std::atomic<uint32_t> warc_block_level{0};  // 0: no blocks
-  std::atomic<bool> omit_body{false};            // leave the body out (with a block, if one is asked for)
+  std::atomic<bool> omit_body{false};          // leave the body out (beside a block, if asked for)
 
   void Set(const v1::WriterWants& wants) {
     warc_block_level.store(wants.warc_block_level(), std::memory_order_relaxed);
