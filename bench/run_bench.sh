@@ -152,25 +152,14 @@ crawler_on() { [[ ",$CRAWLERS," == *",$1,"* ]]; }
 # --- Tools -------------------------------------------------------------------
 
 ECHO_MODULE=/usr/lib/nginx/modules/ngx_http_echo_module.so
+# The packages come from the one list in tools/debian_packages.sh.
+# shellcheck source=../tools/debian_packages.sh
+. "$(dirname "$0")/../tools/debian_packages.sh"
 ensure_tools() {
-  local missing=()
-  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
-  command -v wget >/dev/null || missing+=(wget)
-  command -v wget2 >/dev/null || missing+=(wget2)
-  command -v wrk >/dev/null || missing+=(wrk)
-  command -v python3 >/dev/null || missing+=(python3)
-  [ -x /usr/bin/time ] || missing+=(time)
-  [ -f "$ECHO_MODULE" ] || missing+=(libnginx-mod-http-echo)
-  if part profile && ! command -v perf >/dev/null; then missing+=(linux-perf); fi
-  [ ${#missing[@]} -eq 0 ] && return 0
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { log "missing packages: ${missing[*]} (install them as root)"; exit 1; }
-    sudo="sudo"
-  fi
-  log "installing Debian packages: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  local extra=()
+  part profile && extra+=(linux-perf)
+  ensure_packages python3 "${BENCH_PACKAGES[@]}" "${extra[@]}" || exit 1
+  [ -f "$ECHO_MODULE" ] || { log "no $ECHO_MODULE after installing libnginx-mod-http-echo"; exit 1; }
 }
 ensure_tools
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
