@@ -11,14 +11,39 @@
 #include <string>
 #include <vector>
 
+#include "common/settings_markdown.h"
+
 namespace zcrawl {
 
-// Adds --config and --print-config to `app`.
-inline void AddConfigFlags(CLI::App& app, bool* print_config) {
+// What the config flags asked for.
+struct ConfigRequests {
+  bool print_config = false;
+  bool print_settings_markdown = false;  // hidden: docs/make_config_md.sh
+};
+
+// Adds --config, --print-config and the hidden --print-settings-markdown.
+inline void AddConfigFlags(CLI::App& app, ConfigRequests* requests) {
   app.set_config("--config", "", "TOML file whose keys are these flags (flags override it)");
   app.allow_config_extras(false);
-  app.add_flag("--print-config", *print_config, "Print the effective settings as TOML and exit")
+  app.add_flag("--print-config", requests->print_config, "Print the effective settings as TOML and exit")
       ->configurable(false);
+  app.add_flag("--print-settings-markdown", requests->print_settings_markdown,
+               "Print every setting as a Markdown table (docs/CONFIG.md) and exit")
+      ->configurable(false)->group("");
+}
+
+// Whether a flag is negated ("!--no-robots": CLI11 records "false" when it is given).
+inline bool IsNegatedFlag(const CLI::Option& option) {
+  return option.get_expected_min() == 0 &&
+         option.get_flag_value(option.get_single_name(), "") == "false";
+}
+
+// Whether a flag is in effect after parsing: given for "--sitemaps", given
+// (so its variable cleared) for a negated "!--no-robots".
+inline bool FlagInEffect(const CLI::Option& option) {
+  const std::vector<std::string> results = option.reduced_results();
+  if (results.empty()) return false;
+  return IsNegatedFlag(option) ? results.front() == "false" : results.front() != "false";
 }
 
 // The effective settings as TOML that --config reads back to the same
@@ -31,9 +56,8 @@ inline std::string ConfigText(const CLI::App& app) {
   for (const CLI::Option* opt : app.get_options()) {
     if (!opt->get_configurable() || opt->get_expected_min() != 0) continue;  // flags only
     const std::string name = opt->get_single_name();
-    if (name.empty() || opt->get_flag_value(name, "") != "false") continue;  // not negated
-    const std::vector<std::string> results = opt->reduced_results();
-    negated[name] = !results.empty() && results.front() == "false" ? "true" : "false";
+    if (name.empty() || !IsNegatedFlag(*opt)) continue;
+    negated[name] = FlagInEffect(*opt) ? "true" : "false";
   }
   std::istringstream lines(app.config_to_str(/*default_also=*/true, /*write_description=*/false));
   std::string text;
@@ -45,9 +69,14 @@ inline std::string ConfigText(const CLI::App& app) {
   return text;
 }
 
-// Prints the effective settings; true if the caller should exit.
-inline bool MaybePrintConfig(const CLI::App& app, bool print_config) {
-  if (!print_config) return false;
+// Prints the effective settings or the settings table; true if the caller
+// should exit.
+inline bool MaybePrintConfig(const CLI::App& app, const ConfigRequests& requests) {
+  if (requests.print_settings_markdown) {
+    std::cout << SettingsMarkdown(app);
+    return true;
+  }
+  if (!requests.print_config) return false;
   std::cout << ConfigText(app);
   return true;
 }

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "common/settings_declarer.h"
 
 namespace zcrawl {
 
@@ -25,15 +25,15 @@ struct SecurityOptions {
 };
 
 // Adds --curve-key and the flags that apply to this process's role.
-inline void AddSecurityFlags(CLI::App& app, SecurityOptions& o, bool server, bool frontier_client,
+inline void AddSecurityFlags(SettingsDeclarer& d, SecurityOptions& o, bool server, bool frontier_client,
                              bool writer_client) {
-  app.add_option("--curve-key", o.curve_key, "This process's CURVE key pair file (./run keys)");
+  d.Option("--curve-key", o.curve_key, "This process's CURVE key pair file (./run keys)");
   if (server) {
-    app.add_option("--curve-allow", o.curve_allow, "Allowed client public keys (file or folder of .pub)");
-    app.add_flag("--insecure", o.insecure, "Allow binding beyond loopback without CURVE");
+    d.Option("--curve-allow", o.curve_allow, "Allowed client public keys (file or folder of .pub)");
+    d.Flag("--insecure", o.insecure, "Allow binding beyond loopback without CURVE");
   }
-  if (frontier_client) app.add_option("--frontier-key", o.frontier_key, "The frontier's public key file");
-  if (writer_client) app.add_option("--writer-key", o.writer_key, "The writer's public key file");
+  if (frontier_client) d.Option("--frontier-key", o.frontier_key, "The frontier's public key file");
+  if (writer_client) d.Option("--writer-key", o.writer_key, "The writer's public key file");
 }
 
 }  // namespace zcrawl

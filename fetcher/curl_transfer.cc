@@ -73,6 +73,7 @@ void CurlTransfer::SetFixedOptions() {
                    static_cast<long>(std::max<int64_t>(1, options_.low_speed_ms / 1000)));
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
+  if (!options_.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, options_.ca_file.c_str());
   curl_easy_setopt(c, CURLOPT_MAXREDIRS, static_cast<long>(options_.max_redirects));
   curl_easy_setopt(c, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);

@@ -28,6 +28,9 @@ struct HttpOptions {
   // the frontier as links so scope is decided there.
   uint32_t max_redirects = 5;
   bool verify_tls = true;
+  // PEM file of CA certificates to trust instead of the system's (a private
+  // CA, a test CA). Empty: the system's bundle.
+  std::string ca_file;
   // Record the request as sent (for WARC request records); costs libcurl's
   // verbose tracing on every request.
   bool capture_request_headers = true;

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/json_writer.h"
+#include "common/seed_list.h"
 #include "common/shutdown_signal.h"
 #include "common/socket_security.h"
 #include "common/url.h"
@@ -56,11 +57,8 @@ Status Broker::Start() {
   std::vector<Url> seeds;
   ScopeOptions scope;
   for (const auto& text : options_.seeds) {
+    if (Status s = CheckSeedUrl(text); !s.ok()) return InvalidArgumentError("seed " + s.message());
     auto url = Url::Parse(text);
-    if (!url.ok()) return InvalidArgumentError("seed '" + text + "' is not a URL: " + url.status().message());
-    if (url->scheme() != "http" && url->scheme() != "https") {
-      return InvalidArgumentError("seed '" + text + "' is not http or https");
-    }
     url->ClearFragment();
     scope.seed_hosts.emplace_back(url->hostname());
     seeds.push_back(std::move(*url));

@@ -16,6 +16,8 @@ struct FrontierOptions {
   // Where fetchers, the writer and status tools connect (ROUTER).
   std::string bind = "tcp://127.0.0.1:5570";
   std::vector<std::string> seeds;
+  // A seed list file (common/seed_list.h), read at start beside `seeds`.
+  std::string seeds_file;
 
   // --- Scope ---
   // Extra registrable domains allowed besides the seeds' hosts (D and *.D).

@@ -15,11 +15,16 @@
 #include "common/clock.h"
 #include "common/cli_config.h"
 #include "common/loopback_port.h"
+#include "common/seed_list.h"
 #include "common/shutdown_signal.h"
 #include "common/url.h"
+#include "fetcher/fetcher_settings.h"
+#include "frontier/frontier_settings.h"
 #include "launcher/child_process.h"
+#include "launcher/component_settings.h"
 #include "launcher/crawl_options.h"
 #include "launcher/progress_display.h"
+#include "writer/writer_settings.h"
 
 namespace zcrawl::launcher {
 namespace {
@@ -33,49 +38,52 @@ std::string BinaryDir() {
   return ec ? "." : exe.parent_path().string();
 }
 
-void AddFlags(CLI::App& app, CrawlOptions& o) {
+void AddFlags(CLI::App& app, CrawlOptions& o, ForwardedSettings& forwarded) {
   app.add_option("seeds", o.seeds, "Seed URLs; their hosts are the crawl's scope");
-  app.add_option("--out", o.out_dir, "Output folder")->capture_default_str();
-  app.add_option("--format", o.format, "Sinks, comma-separated: files, jsonl, warc")
-      ->capture_default_str();
   app.add_option("--fetchers", o.fetchers, "Fetcher processes")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
-  app.add_option("--threads", o.threads, "URLs each fetcher fetches at once")->capture_default_str()
-      ->check(CLI::Range(1u, 4096u));
-  app.add_option("--io", o.io, "Fetchers' I/O: multi (event loop) or blocking (a thread per fetch)")
-      ->capture_default_str()->check(CLI::IsMember({"multi", "blocking"}));
-  app.add_option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")
-      ->capture_default_str();
-  app.add_option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
-      ->capture_default_str();
-  app.add_option("--delay-ms", o.delay_ms, "Minimum ms between request starts on one host")
-      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
-  app.add_option("--per-host", o.per_host, "Concurrent fetches per host")->capture_default_str()
-      ->check(CLI::Range(1u, 1000u));
-  app.add_flag("!--no-robots", o.obey_robots, "Ignore robots.txt");
-  app.add_flag("--sitemaps", o.follow_sitemaps, "Crawl the sitemaps robots.txt names");
-  app.add_option("--retries", o.retries, "Retries of a retryable failure")->capture_default_str();
-  app.add_option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains")
-      ->allow_extra_args(false);
-  app.add_option("--allow", o.allow_patterns, "Only URLs matching this regex (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--deny", o.deny_patterns, "Never URLs matching this regex (repeatable)")
-      ->allow_extra_args(false);
-  app.add_option("--max-pages-per-host", o.max_pages_per_host, "Most URLs per host (0: unlimited)")
-      ->capture_default_str();
-  app.add_option("--max-query-variants", o.max_query_variants,
-                 "Most distinct query strings per path, against calendar traps (0: unlimited)")
-      ->capture_default_str();
-  app.add_option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str()
-      ->check(CLI::IsMember({"gumbo", "myhtml"}));
-  app.add_option("--log-level", o.log_level,
-                 "trace|debug|info|warn|error|off (default: warn on a terminal, else info)");
-  app.add_flag("--log-json", o.log_json, "Components log one JSON object per line");
   app.add_option("--frontier-port", o.frontier_port, "Frontier port on 127.0.0.1 (0: any free)");
   app.add_option("--writer-port", o.writer_port, "Writer port on 127.0.0.1 (0: any free)");
   app.add_option("--max-restarts", o.max_restarts, "Restarts of a crashed process")
       ->capture_default_str();
+  app.add_option("--exit-grace-ms", o.exit_grace_ms,
+                 "After the crawl finished, how long the processes may take to exit")
+      ->capture_default_str()->check(CLI::Range(int64_t{100}, int64_t{600000}));
   app.add_flag("--fresh", o.fresh, "Delete an earlier crawl's state and output in --out, start over");
+  for (CLI::Option* own : app.get_options()) {
+    if (own->get_group() == "Options" && own->get_single_name() != "help") own->group("Crawl");
+  }
+  // Endpoints, state paths and keys are the launcher's: everything runs on
+  // 127.0.0.1. The seed list and the output folder are read here first.
+  using enum SettingRoute;
+  ComponentSettings frontier_settings(
+      app, "frontier", "Frontier (scope, politeness, retries, state)",
+      {{"--bind", kWithheld}, {"--state", kWithheld}, {"--fresh", kWithheld},
+       {"--summary-file", kWithheld}, {"--stay", kWithheld}, {"--curve-key", kWithheld},
+       {"--curve-allow", kWithheld}, {"--insecure", kWithheld}, {"--seeds", kManaged}},
+      forwarded);
+  frontier::DeclareFrontierSettings(frontier_settings, o.frontier);
+  ComponentSettings fetcher_settings(
+      app, "fetcher", "Fetchers (HTTP, TLS, parsing)",
+      {{"--frontier", kWithheld}, {"--writer", kWithheld}, {"--stay", kWithheld},
+       {"--curve-key", kWithheld}, {"--frontier-key", kWithheld}, {"--writer-key", kWithheld}},
+      forwarded);
+  fetcher::DeclareFetcherSettings(fetcher_settings, o.fetcher);
+  ComponentSettings writer_settings(
+      app, "writer", "Writer (output)",
+      {{"--bind", kWithheld}, {"--frontier", kWithheld}, {"--out", kManaged},
+       {"--curve-key", kWithheld}, {"--curve-allow", kWithheld}, {"--insecure", kWithheld},
+       {"--frontier-key", kWithheld}},
+      forwarded);
+  writer::DeclareWriterSettings(writer_settings, o.writer);
+  // The launcher picks the log level by where stderr goes.
+  if (CLI::Option* level = app.get_option_no_throw("--log-level")) {
+    level->default_str("")->description(
+        "trace|debug|info|warn|error|off (default: warn on a terminal, else info)");
+  }
+  if (CLI::Option* port = app.get_option_no_throw("--writer-metrics-port")) {
+    port->description("Writer's Prometheus metrics port (default: --metrics-port + 1 when that is set)");
+  }
 }
 
 // After the frontier exits, how long the others get to follow on their own.
@@ -83,11 +91,11 @@ constexpr int64_t kPeerExitWaitMs = 2000;
 
 class Launcher {
  public:
-  explicit Launcher(CrawlOptions options) : options_(std::move(options)) {}
+  Launcher(CrawlOptions options, const ForwardedSettings& forwarded, std::vector<std::string> seeds)
+      : options_(std::move(options)), forwarded_(forwarded), seeds_(std::move(seeds)) {}
 
   int Run() {
     const bool terminal = isatty(STDERR_FILENO);
-    if (options_.log_level.empty()) options_.log_level = terminal ? "warn" : "info";
     const std::string bin = BinaryDir();
     const uint16_t frontier_port = options_.frontier_port ? options_.frontier_port : FreeLoopbackPort();
     const uint16_t writer_port = options_.writer_port ? options_.writer_port : FreeLoopbackPort();
@@ -102,74 +110,84 @@ class Launcher {
     const std::string frontier_endpoint = "tcp://127.0.0.1:" + std::to_string(frontier_port);
     const std::string writer_endpoint = "tcp://127.0.0.1:" + std::to_string(writer_port);
     std::error_code ec;
-    std::filesystem::create_directories(options_.out_dir, ec);
+    const std::string& out_dir = options_.writer.sink.out_dir;
+    std::filesystem::create_directories(out_dir, ec);
     if (ec) {
-      Say("crawl: cannot create output folder %s: %s\n", options_.out_dir.c_str(),
+      Say("crawl: cannot create output folder %s: %s\n", out_dir.c_str(),
               ec.message().c_str());
       return 2;
     }
-    const std::string state_dir = options_.out_dir + "/.zcrawl";
+    const std::string state_dir = out_dir + "/.zcrawl";
     if (options_.fresh && std::filesystem::exists(state_dir)) {
       // Only a folder that holds our state marker is wiped.
-      Say("crawl: --fresh: deleting the earlier crawl in %s\n", options_.out_dir.c_str());
-      for (const auto& entry : std::filesystem::directory_iterator(options_.out_dir, ec)) {
+      Say("crawl: --fresh: deleting the earlier crawl in %s\n", out_dir.c_str());
+      for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
         std::filesystem::remove_all(entry.path(), ec);
       }
     } else if (std::filesystem::exists(state_dir + "/frontier.sqlite")) {
-      Say("crawl: resuming the crawl saved in %s\n", options_.out_dir.c_str());
+      Say("crawl: resuming the crawl saved in %s\n", out_dir.c_str());
     }
     summary_file_ = state_dir + "/summary.json";
     std::filesystem::create_directories(state_dir, ec);
     std::filesystem::remove(summary_file_, ec);
 
-    std::vector<std::string> frontier_args = {
-        bin + "/zcrawl-frontier", "--bind", frontier_endpoint,
-        "--delay-ms", std::to_string(options_.delay_ms),
-        "--per-host", std::to_string(options_.per_host),
-        "--max-pages", std::to_string(options_.max_pages),
-        "--max-depth", std::to_string(options_.max_depth),
-        "--retries", std::to_string(options_.retries),
-        "--log-level", options_.log_level,
-        "--state", state_dir,
-        "--summary-file", summary_file_};
-    if (!options_.obey_robots) frontier_args.push_back("--no-robots");
-    if (options_.follow_sitemaps) frontier_args.push_back("--sitemaps");
-    if (options_.log_json) frontier_args.push_back("--log-json");
-    for (const auto& d : options_.allow_domains) frontier_args.push_back("--allow-domain=" + d);
-    for (const auto& p : options_.allow_patterns) frontier_args.push_back("--allow=" + p);
-    for (const auto& p : options_.deny_patterns) frontier_args.push_back("--deny=" + p);
-    frontier_args.push_back("--max-pages-per-host=" + std::to_string(options_.max_pages_per_host));
-    frontier_args.push_back("--max-query-variants=" + std::to_string(options_.max_query_variants));
-    for (const auto& seed : options_.seeds) frontier_args.push_back(seed);
-    children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
-    std::vector<std::string> writer_args = {bin + "/zcrawl-writer", "--bind", writer_endpoint,
-                                            "--frontier", frontier_endpoint, "--out",
-                                            options_.out_dir, "--format", options_.format,
-                                            "--log-level", options_.log_level};
-    if (options_.log_json) writer_args.push_back("--log-json");
-    children_.push_back(std::make_unique<ChildProcess>("writer", writer_args));
-    for (uint32_t i = 0; i < options_.fetchers; ++i) {
-      std::vector<std::string> fetcher_args = {
-          bin + "/zcrawl-fetcher", "--frontier", frontier_endpoint, "--writer", writer_endpoint,
-          "--threads", std::to_string(options_.threads), "--io", options_.io, "--parser", options_.parser,
-          "--log-level", options_.log_level};
-      if (options_.log_json) fetcher_args.push_back("--log-json");
-      // Work no output needs is skipped: text feeds jsonl and exec sinks,
-      // requests as sent feed WARC request records, links the writer sees
-      // feed jsonl, exec and WARC metadata records.
-      const bool wants_text = options_.format.find("jsonl") != std::string::npos ||
-                              options_.format.find("exec:") != std::string::npos;
-      if (!wants_text) fetcher_args.push_back("--no-text");
-      if (!wants_text && options_.format.find("warc") == std::string::npos) {
-        fetcher_args.push_back("--no-page-links");  // the files sink lists no links
+    // Seeds go to the frontier as a file: a list of millions would not fit
+    // on a command line.
+    const std::string seeds_file = state_dir + "/seeds.txt";
+    {
+      std::ofstream out(seeds_file, std::ios::trunc);
+      for (const auto& seed : seeds_) out << seed << "\n";
+      if (!out.flush()) {
+        Say("crawl: cannot write %s\n", seeds_file.c_str());
+        return 2;
       }
-      if (options_.format.find("warc") == std::string::npos) fetcher_args.push_back("--no-request-headers");
+    }
+    // Given on the command line or in --config: forwarded as given. A few
+    // more are the launcher's to decide when the user did not.
+    const std::string log_level = terminal ? "warn" : "info";
+    const bool level_given = forwarded_.Given("frontier", "--log-level");
+    std::vector<std::string> frontier_args = {
+        bin + "/zcrawl-frontier", "--bind", frontier_endpoint, "--state", state_dir,
+        "--summary-file", summary_file_, "--seeds=" + seeds_file};
+    Append(frontier_args, forwarded_.ArgsFor("frontier"));
+    if (!level_given) frontier_args.push_back("--log-level=" + log_level);
+    children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
+
+    std::vector<std::string> writer_args = {bin + "/zcrawl-writer", "--bind", writer_endpoint,
+                                            "--frontier", frontier_endpoint, "--out", out_dir};
+    Append(writer_args, forwarded_.ArgsFor("writer"));
+    if (!level_given) writer_args.push_back("--log-level=" + log_level);
+    // --metrics-port serves the frontier's metrics; the writer's go on the
+    // next port unless --writer-metrics-port says otherwise.
+    if (options_.frontier.metrics_port != 0 && !forwarded_.Given("writer", "--metrics-port")) {
+      writer_args.push_back("--metrics-port=" + std::to_string(options_.frontier.metrics_port + 1));
+    }
+    children_.push_back(std::make_unique<ChildProcess>("writer", writer_args));
+
+    const std::string& format = options_.writer.format;
+    std::vector<std::string> fetcher_args = {bin + "/zcrawl-fetcher", "--frontier",
+                                             frontier_endpoint, "--writer", writer_endpoint};
+    Append(fetcher_args, forwarded_.ArgsFor("fetcher"));
+    if (!level_given) fetcher_args.push_back("--log-level=" + log_level);
+    // Work no output needs is skipped unless asked for: text feeds jsonl and
+    // exec sinks, requests as sent feed WARC request records, links the
+    // writer sees feed jsonl, exec and WARC metadata records.
+    const bool wants_text = format.find("jsonl") != std::string::npos ||
+                            format.find("exec:") != std::string::npos;
+    const bool wants_warc = format.find("warc") != std::string::npos;
+    const auto derive = [&](const char* name, bool skip) {
+      if (skip && !forwarded_.Given("fetcher", name)) fetcher_args.push_back(name);
+    };
+    derive("--no-text", !wants_text);
+    derive("--no-page-links", !wants_text && !wants_warc);  // the files sink lists no links
+    derive("--no-request-headers", !wants_warc);
+    for (uint32_t i = 0; i < options_.fetchers; ++i) {
       children_.push_back(
           std::make_unique<ChildProcess>("fetcher-" + std::to_string(i + 1), fetcher_args));
     }
     started_ms_ = clock_.NowMs();
     Say("crawl: starting frontier, writer and %u fetchers; output in %s\n",
-            options_.fetchers, options_.out_dir.c_str());
+            options_.fetchers, out_dir.c_str());
     // Start in dependency order and wait for each listener, so that no peer
     // talks to a port nobody listens on yet (a tiny crawl can otherwise
     // end before a late peer ever reached the frontier).
@@ -318,6 +336,7 @@ class Launcher {
   }
 
   void PrintSummary(int result) {
+    const std::string& out_dir = options_.writer.sink.out_dir;
     if (display_) display_->Clear();
     const double seconds = static_cast<double>(clock_.NowMs() - started_ms_) / 1000.0;
     std::ifstream in(summary_file_);
@@ -325,16 +344,22 @@ class Launcher {
     while (!summary.empty() && summary.back() == '\n') summary.pop_back();
     Say("crawl: %s after %.1f s; output in %s\n",
             result == 0 ? "finished" : (result == 130 ? "stopped" : "failed"), seconds,
-            options_.out_dir.c_str());
+            out_dir.c_str());
     if (display_ && !summary.empty()) display_->PrintSummary(summary, seconds, result == 0);
     if (summary.find("\"already_finished\":true") != std::string::npos) {
       Say("crawl: the crawl in %s had already finished; --fresh starts it over\n",
-              options_.out_dir.c_str());
+              out_dir.c_str());
     }
 
   }
 
+  static void Append(std::vector<std::string>& to, const std::vector<std::string>& more) {
+    to.insert(to.end(), more.begin(), more.end());
+  }
+
   CrawlOptions options_;
+  const ForwardedSettings& forwarded_;
+  std::vector<std::string> seeds_;  // positional and --seeds, checked
   RealClock clock_;
   zmq::context_t context_{1};
   std::unique_ptr<ProgressDisplay> display_;
@@ -347,31 +372,53 @@ class Launcher {
   bool start_failed_ = false;
 };
 
+// The seeds to crawl: the positional ones, then those of --seeds FILE (bad
+// lines reported with their line numbers and skipped). Empty on error.
+std::vector<std::string> CollectSeeds(const CrawlOptions& options) {
+  std::vector<std::string> seeds;
+  for (const auto& seed : options.seeds) {
+    if (Status s = CheckSeedUrl(seed); !s.ok()) {
+      fprintf(stderr, "crawl: seed %s\n", s.message().c_str());
+      return {};
+    }
+    seeds.push_back(seed);
+  }
+  if (!options.frontier.seeds_file.empty()) {
+    auto list = ReadSeedList(options.frontier.seeds_file);
+    if (!list.ok()) {
+      fprintf(stderr, "crawl: %s\n", list.status().message().c_str());
+      return {};
+    }
+    constexpr size_t kShown = 20;
+    for (size_t i = 0; i < list->errors.size() && i < kShown; ++i) {
+      fprintf(stderr, "crawl: seed skipped: %s\n", list->errors[i].c_str());
+    }
+    if (list->errors.size() > kShown) {
+      fprintf(stderr, "crawl: ... and %zu more bad seed lines skipped\n", list->errors.size() - kShown);
+    }
+    seeds.insert(seeds.end(), list->urls.begin(), list->urls.end());
+  }
+  if (seeds.empty()) fprintf(stderr, "crawl: give at least one seed URL, or --seeds FILE (see --help)\n");
+  return seeds;
+}
+
 int Main(int argc, char** argv) {
   CrawlOptions options;
+  ForwardedSettings forwarded;
   CLI::App app{"zcrawl: crawl SEED... with a frontier, a writer and fetchers on this machine"};
-  AddFlags(app, options);
-  bool print_config = false;
-  AddConfigFlags(app, &print_config);
+  AddFlags(app, options, forwarded);
+  ConfigRequests config_requests;
+  AddConfigFlags(app, &config_requests);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return ExitWithParseError(app, e, "crawl");
   }
-  if (MaybePrintConfig(app, print_config)) return 0;
-  if (options.seeds.empty()) {
-    fprintf(stderr, "crawl: give at least one seed URL (see --help)\n");
-    return 2;
-  }
-  for (const auto& seed : options.seeds) {
-    auto url = Url::Parse(seed);
-    if (!url.ok() || (url->scheme() != "http" && url->scheme() != "https")) {
-      fprintf(stderr, "crawl: seed '%s' is not an http(s) URL\n", seed.c_str());
-      return 2;
-    }
-  }
+  if (MaybePrintConfig(app, config_requests)) return 0;
+  std::vector<std::string> seeds = CollectSeeds(options);
+  if (seeds.empty()) return 2;
   ShutdownSignal::Install();
-  Launcher launcher(options);
+  Launcher launcher(options, forwarded, std::move(seeds));
   return launcher.Run();
 }
 

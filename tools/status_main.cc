@@ -237,7 +237,8 @@ int Main(int argc, char** argv) {
   app.add_option("--set-threads", options.set_threads,
                  "First set how many URLs fetchers (all, or --fetcher ID) work on at once")
       ->check(CLI::Range(1u, 4096u));
-  AddSecurityFlags(app, options.security, /*server=*/false, /*frontier_client=*/true, false);
+  SettingsDeclarer declarer(app);
+  AddSecurityFlags(declarer, options.security, /*server=*/false, /*frontier_client=*/true, false);
   app.add_option("--fetcher", options.fetcher_id, "With --set-threads: only this fetcher (its id)");
   app.add_option("--timeout-ms", options.timeout_ms, "Give up (exit 1) without a reply after this")
       ->capture_default_str()->check(CLI::Range(1, 3600000));

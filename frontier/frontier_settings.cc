@@ -1,0 +1,74 @@
+#include "frontier/frontier_settings.h"
+
+namespace zcrawl::frontier {
+
+void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
+  d.Option("seeds", o.seeds, "Seed URLs (http or https)");
+  d.Option("--seeds", o.seeds_file,
+           "File of seed URLs, one a line, # comments, - for stdin (bad lines are reported and skipped)");
+  d.Option("--bind", o.bind, "Endpoint to bind for fetchers, writer and tools")
+      ->capture_default_str();
+  // allow_extra_args(false): one value per occurrence, so a seed after
+  // "--allow X" stays a seed. Repeat the flag for more values.
+  d.Option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains")
+      ->allow_extra_args(false);
+  d.Option("--allow", o.allow_patterns,
+                 "Crawl only URLs matching one of these POSIX extended regexes (repeatable)")
+      ->allow_extra_args(false);
+  d.Option("--deny", o.deny_patterns,
+                 "Never crawl URLs matching this POSIX extended regex (repeatable; beats --allow)")
+      ->allow_extra_args(false);
+  d.Option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
+      ->capture_default_str();
+  d.Option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")
+      ->capture_default_str();
+  d.Option("--max-pages-per-host", o.max_pages_per_host,
+                 "Stop admitting URLs of one origin after this many (0: unlimited)")
+      ->capture_default_str();
+  d.Option("--max-query-variants", o.max_query_variants,
+                 "Most URLs with a query string per origin+path (0: unlimited)")
+      ->capture_default_str()->check(CLI::Range(0u, 65535u));
+  d.Option("--max-url-length", o.max_url_length, "Longer URLs are dropped")
+      ->capture_default_str()->check(CLI::Range(16u, 1u << 20));
+  d.Option("--delay-ms", o.delay_ms, "Minimum ms between request starts on one host")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
+  d.Option("--per-host", o.per_host, "Concurrent fetches per host")
+      ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  d.Flag("!--no-robots", o.obey_robots, "Ignore robots.txt");
+  d.Flag("--sitemaps", o.follow_sitemaps, "Crawl the sitemaps robots.txt names");
+  d.Option("--robots-agent", o.robots_agent, "Product token for robots.txt groups")
+      ->capture_default_str();
+  d.Option("--lease-ms", o.lease_ms, "A leased URL not reported in time is re-queued")
+      ->capture_default_str()->check(CLI::Range(int64_t{100}, int64_t{86400000}));
+  d.Option("--retries", o.retries, "Retries of a retryable failure")->capture_default_str();
+  d.Option("--retry-base-ms", o.retry_base_ms, "First retry delay; doubles each time")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
+  d.Option("--max-batch", o.max_batch, "Most URLs per batch")->capture_default_str()
+      ->check(CLI::Range(1u, 10000u));
+  d.Option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat interval")->capture_default_str()
+      ->check(CLI::Range(int64_t{10}, int64_t{600000}));
+  d.Option("--liveness", o.liveness, "Missed heartbeats before a peer is dead")
+      ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  d.Option("--link-threads", o.link_threads, "Threads admitting reported links")
+      ->capture_default_str()->check(CLI::Range(1u, 64u));
+  d.Option("--expected-urls", o.expected_urls, "Sizes the Bloom filter")->capture_default_str();
+  d.Option("--state", o.state_dir, "Folder for durable state (empty: memory only)");
+  d.Flag("--fresh", o.fresh, "Discard saved state and start over");
+  d.Option("--commit-interval-ms", o.commit_interval_ms, "Most ms between group commits")
+      ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{60000}));
+  d.Option("--metrics-port", o.metrics_port, "Serve Prometheus metrics here (0: off)")
+      ->capture_default_str();
+  d.Option("--metrics-bind", o.metrics_bind, "Address for the metrics endpoint")
+      ->capture_default_str();
+  d.Option("--shutdown-grace-ms", o.shutdown_grace_ms,
+           "After the crawl ends, how long to wait for peers to say goodbye")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{600000}));
+  d.Option("--summary-file", o.summary_file, "Write a JSON summary here on exit");
+  d.Flag("!--stay", o.exit_when_done, "Keep running after the crawl finished");
+  AddSecurityFlags(d, o.security, /*server=*/true, false, false);
+  d.Option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")
+      ->capture_default_str();
+  d.Flag("--log-json", o.logging.json, "Log one JSON object per line");
+}
+
+}  // namespace zcrawl::frontier
