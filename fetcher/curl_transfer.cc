@@ -7,6 +7,7 @@
 #include "common/ascii.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
+#include "fetcher/failure_cause.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -148,9 +149,19 @@ void CurlTransfer::Finish(CURLcode code) {
     return;
   }
   response.error = std::string(curl_easy_strerror(code)) + (error_[0] ? ": " : "") + error_;
+  TransferFailure failure;
+  failure.code = code;
+  curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &failure.os_errno);
+  curl_easy_getinfo(c, CURLINFO_SSL_VERIFYRESULT, &failure.tls_verify_result);
+  curl_off_t connect_us = 0;
+  failure.connected = curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us) == CURLE_OK &&
+                      connect_us > 0;
+  failure.detail = error_;
+  response.cause = FailureCause(failure);
   if (too_large_ || code == CURLE_FILESIZE_EXCEEDED) {
     response.status = v1::FETCH_STATUS_TOO_LARGE;
     response.error = "body larger than " + std::to_string(max_body_) + " bytes";
+    response.cause = "too_large";
   } else if (code == CURLE_OPERATION_TIMEDOUT) {
     response.status = v1::FETCH_STATUS_TIMEOUT;
   } else if (code == CURLE_TOO_MANY_REDIRECTS) {
@@ -177,6 +188,7 @@ bool CurlTransfer::FollowSameOriginRedirect() {
   if (hops_ + 1 > options_.max_redirects) {
     response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
     response.error = "more than " + std::to_string(options_.max_redirects) + " redirects";
+    response.cause = "redirect_limit";
     return false;
   }
   ++hops_;

@@ -30,6 +30,7 @@ struct HttpRequest {
 struct HttpResponse {
   v1::FetchStatus status = v1::FETCH_STATUS_UNSPECIFIED;  // OK when a response came
   std::string error;           // detail when status is not OK
+  std::string cause;           // its token (fetcher/failure_cause.h), empty when OK
   uint32_t http_status = 0;
   std::string final_url;       // after followed redirects
   std::string location;        // Location of a final 3xx (absolute), if any

@@ -433,6 +433,7 @@ void Broker::SendStatus(Peer& peer) {
   status->set_hosts(scheduler_->origin_count());
   status->set_malformed_messages(counters_.malformed_messages);
   for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);
+  for (auto& q : scheduler_->FailingOrigins(10)) *status->add_failing_hosts() = std::move(q);
   const int64_t now = clock_.NowMs();
   for (const auto& [id, p] : peers_) {
     if (p.role != v1::PEER_ROLE_FETCHER) continue;
@@ -484,6 +485,12 @@ void Broker::WriteSummary() const {
   for (const auto& q : scheduler_->TopOrigins(5, /*by_done=*/true)) {
     json.BeginObject().Key("host").String(q.host()).Key("done").Uint(q.done())
         .Key("failed").Uint(q.failed()).EndObject();
+  }
+  json.EndArray();
+  json.Key("failing_hosts").BeginArray();
+  for (const auto& q : scheduler_->FailingOrigins(10)) {
+    json.BeginObject().Key("host").String(q.host()).Key("done").Uint(q.done())
+        .Key("failed").Uint(q.failed()).Key("last_failure").String(q.last_failure()).EndObject();
   }
   json.EndArray();
   json.Key("resumed").Bool(store_ && store_->resumed());

@@ -32,7 +32,14 @@ bool IsRetryableStatus(v1::FetchStatus status) {
          status == v1::FETCH_STATUS_WORKER_FAILED || status == v1::FETCH_STATUS_WRITER_FAILED;
 }
 
+// The failure reason of a report: the transfer's cause where the fetcher
+// named one (connection_refused, tls_certificate_untrusted, ...), else the
+// status. Older fetchers send no cause.
 std::string FetchStatusReason(const v1::FetchReport& report) {
+  if (!report.cause().empty() && (report.status() == v1::FETCH_STATUS_NETWORK_ERROR ||
+                                  report.status() == v1::FETCH_STATUS_TIMEOUT)) {
+    return report.cause();
+  }
   switch (report.status()) {
     case v1::FETCH_STATUS_NETWORK_ERROR: return "network_error";
     case v1::FETCH_STATUS_TIMEOUT: return "timeout";
@@ -45,6 +52,17 @@ std::string FetchStatusReason(const v1::FetchReport& report) {
     case v1::FETCH_STATUS_SKIPPED_CONTENT: return "skipped_content";
     default: return "unknown_status";
   }
+}
+
+// What failed in a report, for an origin's last_failure: the reason and
+// the fetcher's detail, e.g. "connection_refused (Couldn't connect to server:
+// Failed to connect to 127.0.0.1 port 1 ...)".
+std::string DescribeFailure(const v1::FetchReport& report) {
+  std::string reason = report.status() == v1::FETCH_STATUS_OK
+                           ? "http_" + std::to_string(report.http_status())
+                           : FetchStatusReason(report);
+  if (!report.error().empty()) reason += " (" + report.error() + ")";
+  return reason;
 }
 
 // Lease ids start at a random epoch so a report from before a frontier
@@ -204,6 +222,11 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   completion.origin = slot.origin;
   if (slot.in_flight > 0) --slot.in_flight;
 
+  const bool failed = report.status() != v1::FETCH_STATUS_OK || report.http_status() >= 400;
+  if (failed && !(lease.robots_only && report.http_status() >= 400 && report.http_status() < 500)) {
+    // (a robots.txt 4xx is no failure: RFC 9309 reads it as "allow all")
+    slot.last_failure = (lease.robots_only ? "robots.txt: " : "") + DescribeFailure(report);
+  }
   if (lease.robots_only) {
     ApplyRobots(slot, report, lease.record.attempts + 1, completion);
     MaybeSchedule(slot_index);
@@ -254,8 +277,11 @@ void CrawlScheduler::ApplyRobots(HostSlot& slot, const v1::FetchReport& report, 
   } else {
     slot.robots = RobotsRules::DisallowAll();
     slot.robots_state = RobotsState::kKnown;
-    spdlog::warn("robots.txt unavailable origin={} attempts={}: its URLs fail", slot.origin, attempts);
-    FailAllWaiting(slot, "robots_unavailable");
+    spdlog::warn("robots.txt unavailable origin={} attempts={} cause={}: its URLs fail", slot.origin,
+                 attempts, slot.last_failure);
+    // The reason names the cause: "robots_unavailable: connection_refused".
+    const std::string cause = got_response ? "http_" + std::to_string(http) : FetchStatusReason(report);
+    FailAllWaiting(slot, "robots_unavailable: " + cause);
     return;
   }
   slot.robots_state = RobotsState::kKnown;
@@ -382,6 +408,37 @@ uint64_t CrawlScheduler::leases_of(const std::string& fetcher) const {
   return n;
 }
 
+namespace {
+
+v1::HostQueue HostRow(const HostSlot& slot) {
+  v1::HostQueue q;
+  q.set_host(slot.origin);
+  q.set_waiting(slot.waiting.size());
+  q.set_in_flight(slot.in_flight);
+  q.set_done(slot.done);
+  q.set_failed(slot.failed);
+  q.set_last_failure(slot.last_failure);
+  return q;
+}
+
+}  // namespace
+
+std::vector<v1::HostQueue> CrawlScheduler::FailingOrigins(size_t limit) const {
+  std::vector<const HostSlot*> order;
+  for (const HostSlot& slot : slots_) {
+    if (slot.failed > 0) order.push_back(&slot);
+  }
+  const size_t n = std::min(limit, order.size());
+  std::partial_sort(order.begin(), order.begin() + n, order.end(),
+                    [](const HostSlot* a, const HostSlot* b) {
+                      if ((a->done == 0) != (b->done == 0)) return a->done == 0;
+                      return a->failed > b->failed;
+                    });
+  std::vector<v1::HostQueue> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(HostRow(*order[i]));
+  return out;
+}
+
 std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit, bool by_done) const {
   std::vector<const HostSlot*> order;
   for (const HostSlot& slot : slots_) order.push_back(&slot);
@@ -392,14 +449,7 @@ std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit, bool by_done
                       return a->waiting.size() + a->in_flight > b->waiting.size() + b->in_flight;
                     });
   std::vector<v1::HostQueue> out;
-  for (size_t i = 0; i < n; ++i) {
-    v1::HostQueue& q = out.emplace_back();
-    q.set_host(order[i]->origin);
-    q.set_waiting(order[i]->waiting.size());
-    q.set_in_flight(order[i]->in_flight);
-    q.set_done(order[i]->done);
-    q.set_failed(order[i]->failed);
-  }
+  for (size_t i = 0; i < n; ++i) out.push_back(HostRow(*order[i]));
   return out;
 }
 

@@ -117,6 +117,9 @@ class CrawlScheduler {
   // The `limit` origins with the most URLs waiting or in flight (or, with
   // `by_done`, the most completed).
   std::vector<v1::HostQueue> TopOrigins(size_t limit, bool by_done = false) const;
+  // Origins with failed URLs, those that fetched nothing first, then by
+  // failures; each with its last_failure.
+  std::vector<v1::HostQueue> FailingOrigins(size_t limit) const;
   size_t origin_count() const { return slots_.size(); }
 
  private:

@@ -35,6 +35,9 @@ struct HostSlot {
   bool in_ready_heap = false;      // at most one heap entry per slot
   uint64_t done = 0;               // for status and the summary
   uint64_t failed = 0;
+  // The latest failed fetch of this origin (robots.txt or a page), its
+  // reason and detail: what `./run status` and the summary show for it.
+  std::string last_failure;
 };
 
 }  // namespace zcrawl::frontier

@@ -19,9 +19,19 @@ class ChildProcess {
  public:
   ChildProcess(std::string name, std::vector<std::string> argv)
       : name_(std::move(name)), argv_(std::move(argv)) {}
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
 
-  // fork+exec; the child's stderr and stdout stay the launcher's.
+  // fork+exec; the child's stdout stays the launcher's, and so does its
+  // stderr unless capture_stderr(): then it is a pipe the launcher reads
+  // with ReadLines, so that on a terminal log lines print above the live
+  // progress line instead of into it.
   Status Start();
+  void capture_stderr(bool on) { capture_stderr_ = on; }
+  // Complete lines the child wrote to its stderr since the last call
+  // (non-blocking; a partial line waits for its end or the child's exit).
+  std::vector<std::string> ReadLines();
   // Non-blocking: true if the process has exited; fills exit_code
   // (128+signal for a signal).
   bool Reap(int* exit_code);
@@ -38,6 +48,9 @@ class ChildProcess {
   std::string name_;
   std::vector<std::string> argv_;
   pid_t pid_ = -1;
+  bool capture_stderr_ = false;
+  int stderr_fd_ = -1;      // read end of the child's stderr pipe
+  std::string partial_;     // a line not yet ended
 };
 
 }  // namespace zcrawl::launcher

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "common/clock.h"
 #include "common/cli_config.h"
@@ -42,8 +43,10 @@ void AddFlags(CLI::App& app, CrawlOptions& o, ForwardedSettings& forwarded) {
   app.add_option("seeds", o.seeds, "Seed URLs; their hosts are the crawl's scope");
   app.add_option("--fetchers", o.fetchers, "Fetcher processes")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
-  app.add_option("--frontier-port", o.frontier_port, "Frontier port on 127.0.0.1 (0: any free)");
-  app.add_option("--writer-port", o.writer_port, "Writer port on 127.0.0.1 (0: any free)");
+  app.add_option("--frontier-port", o.frontier_port, "Frontier port on 127.0.0.1 (0: any free)")
+      ->capture_default_str();
+  app.add_option("--writer-port", o.writer_port, "Writer port on 127.0.0.1 (0: any free)")
+      ->capture_default_str();
   app.add_option("--max-restarts", o.max_restarts, "Restarts of a crashed process")
       ->capture_default_str();
   app.add_option("--exit-grace-ms", o.exit_grace_ms,
@@ -85,6 +88,11 @@ void AddFlags(CLI::App& app, CrawlOptions& o, ForwardedSettings& forwarded) {
     port->description("Writer's Prometheus metrics port (default: --metrics-port + 1 when that is set)");
   }
 }
+
+// Exit codes (README "Exit codes"): 0 finished and fetched something, 1 a
+// process failed, 2 configuration, 3 nothing could be fetched, 130 stopped
+// by a signal.
+constexpr int kNothingFetched = 3;
 
 // After the frontier exits, how long the others get to follow on their own.
 constexpr int64_t kPeerExitWaitMs = 2000;
@@ -185,6 +193,9 @@ class Launcher {
       children_.push_back(
           std::make_unique<ChildProcess>("fetcher-" + std::to_string(i + 1), fetcher_args));
     }
+    // On a terminal the children's log lines come through here, to be
+    // printed above the live line; elsewhere they go straight to stderr.
+    for (auto& child : children_) child->capture_stderr(terminal);
     started_ms_ = clock_.NowMs();
     Say("crawl: starting frontier, writer and %u fetchers; output in %s\n",
             options_.fetchers, out_dir.c_str());
@@ -213,11 +224,26 @@ class Launcher {
   }
 
  private:
-  // Prints a line for the user, clearing the live progress line first.
+  // Prints a line for the user above the live progress line: clears it,
+  // prints, and draws it again.
   template <typename... Args>
   void Say(const char* format, Args... args) {
     if (display_) display_->Clear();
     fprintf(stderr, format, args...);
+    if (display_) display_->Redraw();
+  }
+
+  // The children's log lines (captured on a terminal only), above the live line.
+  void RelayLogs() {
+    bool any = false;
+    for (auto& child : children_) {
+      for (const std::string& line : child->ReadLines()) {
+        if (!any && display_) display_->Clear();
+        any = true;
+        fprintf(stderr, "%s\n", line.c_str());
+      }
+    }
+    if (any && display_) display_->Redraw();
   }
 
   bool WaitUntilListening(ChildProcess& child, uint16_t port) {
@@ -225,7 +251,9 @@ class Launcher {
     while (clock_.NowMs() < deadline) {
       if (LoopbackPortAccepts(port)) return true;
       int code = 0;
+      RelayLogs();
       if (child.Reap(&code)) {
+        RelayLogs();
         if (code != 0) {
           Say("crawl: %s exited with code %d during start-up\n", child.name().c_str(), code);
         }
@@ -276,12 +304,13 @@ class Launcher {
         finish_deadline = 0;
         if (result == 0) result = 1;
       }
+      RelayLogs();
       if (display_ && !frontier_done_) display_->Tick();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    RelayLogs();
     if (start_failed_ && result == 0) result = 1;
-    PrintSummary(result);
-    return result;
+    return PrintSummary(result);
   }
 
   void OnExit(ChildProcess& child, int code, bool& stopping, int64_t& finish_deadline, int& result) {
@@ -290,6 +319,7 @@ class Launcher {
     if (is_frontier && (code == 0 || stopping)) {
       frontier_done_ = true;
       frontier_exit_ms_ = now;
+      if (display_) display_->StopDrawing();
       if (!finish_deadline) finish_deadline = now + options_.exit_grace_ms;
       return;
     }
@@ -335,9 +365,12 @@ class Launcher {
     }
   }
 
-  void PrintSummary(int result) {
+  // Prints the summary; returns the exit code (README "Exit codes"): a
+  // crawl that finished without fetching a single page says so with
+  // kNothingFetched instead of 0.
+  int PrintSummary(int result) {
     const std::string& out_dir = options_.writer.sink.out_dir;
-    if (display_) display_->Clear();
+    if (display_) display_->StopDrawing();
     const double seconds = static_cast<double>(clock_.NowMs() - started_ms_) / 1000.0;
     std::ifstream in(summary_file_);
     std::string summary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -346,11 +379,18 @@ class Launcher {
             result == 0 ? "finished" : (result == 130 ? "stopped" : "failed"), seconds,
             out_dir.c_str());
     if (display_ && !summary.empty()) display_->PrintSummary(summary, seconds, result == 0);
-    if (summary.find("\"already_finished\":true") != std::string::npos) {
+    const bool already_finished = summary.find("\"already_finished\":true") != std::string::npos;
+    if (already_finished) {
       Say("crawl: the crawl in %s had already finished; --fresh starts it over\n",
               out_dir.c_str());
     }
-
+    const auto json = nlohmann::json::parse(summary, nullptr, /*allow_exceptions=*/false);
+    const bool fetched_nothing = json.is_object() && json.value("done", uint64_t{1}) == 0;
+    if (result == 0 && !already_finished && fetched_nothing) {
+      Say("crawl: nothing could be fetched (the causes are above); exit code %d\n", kNothingFetched);
+      return kNothingFetched;
+    }
+    return result;
   }
 
   static void Append(std::vector<std::string>& to, const std::vector<std::string>& more) {

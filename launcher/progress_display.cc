@@ -85,6 +85,13 @@ void ProgressDisplay::Tick() {
   }
 }
 
+void ProgressDisplay::Redraw() {
+  if (!terminal_ || !frontier_status_ || finished_drawing_) return;
+  fprintf(stderr, "\r\033[K%s", Line().c_str());
+  fflush(stderr);
+  drawn_ = true;
+}
+
 void ProgressDisplay::Clear() {
   if (drawn_) {
     fprintf(stderr, "\r\033[K");
@@ -145,6 +152,22 @@ void ProgressDisplay::PrintSummary(const std::string& summary_json, double secon
     top += "  " + reasons[i].second + ": " + std::to_string(reasons[i].first);
   }
   if (!top.empty()) fprintf(stderr, "crawl: failures%s\n", top.c_str());
+  // Per origin, why it failed: the cause behind robots_unavailable or
+  // network errors (connection refused, TLS certificate, DNS, timeout).
+  const auto failing = json.value("failing_hosts", nlohmann::json::array());
+  size_t shown = 0;
+  for (auto& host : failing) {
+    if (shown++ == 5) {
+      fprintf(stderr, "crawl:   ... %zu more (./run status lists them while crawling)\n",
+              failing.size() - 5);
+      break;
+    }
+    fprintf(stderr, "crawl: failing %s: %llu failed, %llu done; last: %s\n",
+            host.value("host", "").c_str(),
+            static_cast<unsigned long long>(host.value("failed", 0ull)),
+            static_cast<unsigned long long>(host.value("done", 0ull)),
+            host.value("last_failure", "").c_str());
+  }
 }
 
 }  // namespace zcrawl::launcher

@@ -26,6 +26,13 @@ class ProgressDisplay {
   void Tick();
   // Clears the live line (before other output or at the end).
   void Clear();
+  // Draws it again at once (after other output), unless StopDrawing was called.
+  void Redraw();
+  // Clears it for good: the crawl is over.
+  void StopDrawing() {
+    Clear();
+    finished_drawing_ = true;
+  }
   // Final lines from the frontier's summary file (JSON) and the last
   // status seen.
   void PrintSummary(const std::string& summary_json, double seconds, bool ok) const;
@@ -47,6 +54,7 @@ class ProgressDisplay {
   std::optional<v1::StatusReply> frontier_status_;
   std::optional<v1::StatusReply> writer_status_;
   bool drawn_ = false;
+  bool finished_drawing_ = false;
 };
 
 }  // namespace zcrawl::launcher

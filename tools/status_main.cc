@@ -163,6 +163,16 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
     out += Table(rows);
   }
 
+  if (!r.failing_hosts().empty()) {
+    out += "\nhosts with failures (nothing fetched first):\n";
+    std::vector<std::vector<std::string>> rows = {{"ORIGIN", "DONE", "FAILED", "LAST FAILURE"}};
+    for (const auto& host : r.failing_hosts()) {
+      rows.push_back({host.host(), std::to_string(host.done()), std::to_string(host.failed()),
+                      host.last_failure()});
+    }
+    out += Table(rows);
+  }
+
   if (r.fetchers().empty()) {
     out += "\nfetchers: none connected\n";
   } else {
@@ -209,6 +219,15 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
         .Key("in_flight").Uint(host.in_flight())
         .Key("done").Uint(host.done())
         .Key("failed").Uint(host.failed())
+        .EndObject();
+  }
+  json.EndArray().Key("failing_hosts").BeginArray();
+  for (const auto& host : r.failing_hosts()) {
+    json.BeginObject()
+        .Key("origin").String(host.host())
+        .Key("done").Uint(host.done())
+        .Key("failed").Uint(host.failed())
+        .Key("last_failure").String(host.last_failure())
         .EndObject();
   }
   json.EndArray().Key("fetchers").BeginArray();
