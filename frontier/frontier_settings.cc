@@ -3,7 +3,8 @@
 namespace zcrawl::frontier {
 
 void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
-  d.Option("seeds", o.seeds, "Seed URLs (http or https)");
+  // Positional seeds are "urls" in a TOML config; "seeds" is the file.
+  d.Option("urls", o.seeds, "Seed URLs (http or https)");
   d.Option("--seeds", o.seeds_file,
            "File of seed URLs, one a line, # comments, - for stdin (bad lines are reported and skipped)");
   d.Option("--bind", o.bind, "Endpoint to bind for fetchers, writer and tools")

@@ -40,7 +40,8 @@ std::string BinaryDir() {
 }
 
 void AddFlags(CLI::App& app, CrawlOptions& o, ForwardedSettings& forwarded) {
-  app.add_option("seeds", o.seeds, "Seed URLs; their hosts are the crawl's scope");
+  // Positional seeds are "urls" in a TOML config; "seeds" is --seeds FILE.
+  app.add_option("urls", o.seeds, "Seed URLs; their hosts are the crawl's scope");
   app.add_option("--fetchers", o.fetchers, "Fetcher processes")->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   app.add_option("--frontier-port", o.frontier_port, "Frontier port on 127.0.0.1 (0: any free)")
