@@ -184,7 +184,48 @@ TEST_F(CrawlSchedulerTest, RobotsServerErrorRetriesThenFailsTheHost) {
     s.Complete("f", Report(items[0], 500));
   }
   EXPECT_TRUE(s.Drained());
-  EXPECT_EQ(s.failure_reasons().at("robots_unavailable"), 1u);
+  // Report() sends no cause: the reason names the HTTP status instead.
+  EXPECT_EQ(s.failure_reasons().at("robots_unavailable: http_500"), 1u);
+  EXPECT_EQ(s.FailingOrigins(10).at(0).last_failure(), "robots.txt: http_500");
+}
+
+TEST_F(CrawlSchedulerTest, FailuresAreCountedByTheFetchersCauseAndNamedPerOrigin) {
+  auto s = Make(0, 2, true);
+  s.Enqueue("http://a/x", "http://a", 0);
+  s.Enqueue("http://b/ok", "http://b", 0);
+  s.Enqueue("http://b/tls", "http://b", 0);
+  for (int round = 0; round < 8; ++round) {  // a's robots.txt: refused, each time
+    clock_.Advance(10000);
+    for (const auto& item : s.Lease("f", 10)) {
+      if (item.url().rfind("http://a/", 0) == 0) {
+        auto r = Report(item, 0, v1::FETCH_STATUS_NETWORK_ERROR);
+        r.set_cause("connection_refused");
+        r.set_error("Couldn't connect to server");
+        s.Complete("f", r);
+      } else if (item.robots_only()) {
+        s.Complete("f", Report(item, 404));  // b: no robots.txt, allow all
+      } else if (item.url() == "http://b/tls") {
+        auto r = Report(item, 0, v1::FETCH_STATUS_NETWORK_ERROR);
+        r.set_cause("tls_certificate_untrusted");
+        r.set_error("SSL certificate problem");
+        s.Complete("f", r);
+      } else {
+        s.Complete("f", Report(item));
+      }
+    }
+  }
+  EXPECT_TRUE(s.Drained());
+  EXPECT_EQ(s.failure_reasons().at("robots_unavailable: connection_refused"), 1u);
+  EXPECT_EQ(s.failure_reasons().at("tls_certificate_untrusted"), 1u);
+  EXPECT_EQ(s.failure_reasons().count("network_error"), 0u);
+  const auto failing = s.FailingOrigins(10);
+  ASSERT_EQ(failing.size(), 2u);
+  // The origin that fetched nothing comes first.
+  EXPECT_EQ(failing[0].host(), "http://a");
+  EXPECT_EQ(failing[0].last_failure(), "robots.txt: connection_refused (Couldn't connect to server)");
+  EXPECT_EQ(failing[1].host(), "http://b");
+  EXPECT_EQ(failing[1].done(), 1u);
+  EXPECT_EQ(failing[1].last_failure(), "tls_certificate_untrusted (SSL certificate problem)");
 }
 
 TEST_F(CrawlSchedulerTest, RobotsNotFoundAllowsEverything) {

@@ -54,6 +54,7 @@ class HttpsSite : public ::testing::Test {
   void TearDown() override {
     nginx_.Signal(SIGQUIT);
     nginx_.Wait(5000);
+    if (!HasFailure()) std::filesystem::remove_all(dir_);  // kept to look at otherwise
   }
 
   // A CA, and a certificate for 127.0.0.1 it signed (P-256 keys: quick).
