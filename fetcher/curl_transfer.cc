@@ -153,9 +153,10 @@ void CurlTransfer::Finish(CURLcode code) {
   failure.code = code;
   curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &failure.os_errno);
   curl_easy_getinfo(c, CURLINFO_SSL_VERIFYRESULT, &failure.tls_verify_result);
-  curl_off_t connect_us = 0;
-  failure.connected = curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us) == CURLE_OK &&
-                      connect_us > 0;
+  // A request went out: connected (a reused connection reports no connect time).
+  long request_bytes = 0;
+  failure.connected = curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &request_bytes) == CURLE_OK &&
+                      request_bytes > 0;
   failure.detail = error_;
   response.cause = FailureCause(failure);
   if (too_large_ || code == CURLE_FILESIZE_EXCEEDED) {

@@ -15,7 +15,7 @@ struct TransferFailure {
   CURLcode code = CURLE_OK;
   long os_errno = 0;            // CURLINFO_OS_ERRNO
   long tls_verify_result = 0;   // CURLINFO_SSL_VERIFYRESULT (an X509_V_ERR_* code)
-  bool connected = false;       // CURLINFO_CONNECT_TIME_T was non-zero
+  bool connected = false;       // a request was sent (CURLINFO_REQUEST_SIZE > 0)
   std::string_view detail;      // curl's error buffer
 };
 

@@ -350,15 +350,16 @@ class BadPagesTest : public ::testing::Test {
     // The href's invalid byte and NUL each become U+FFFD, percent-encoded.
     Stored(Main("/ok/x%EF%BF%BD%EF%BF%BDy.html"));
     Stored(Main("/bad-header.html"));
-    Failed(Main("/content-length-long.html"), "network_error");
+    // Failures are counted by the fetcher's cause (fetcher/failure_cause.h).
+    Failed(Main("/content-length-long.html"), "truncated_response");
     Stored(Main("/content-length-short.html"), 200, 500);
     Failed(Main("/endless-chunked.html"), "too_large");
     Failed(Main("/endless-slow.html"), "timeout");
     Failed(Main("/slow-drip.html"), "timeout");
-    Failed(Main("/reset.html"), "network_error");
-    Failed(Main("/close-mid-body.html"), "network_error");
-    Failed(Main("/not-http.html"), "network_error");
-    Failed(Main("/bad-status-line.html"), "network_error");
+    Failed(Main("/reset.html"), "connection_reset");
+    Failed(Main("/close-mid-body.html"), "truncated_response");
+    Failed(Main("/not-http.html"), "bad_response");
+    Failed(Main("/bad-status-line.html"), "bad_response");
     Stored(Main("/many-links.html"));
     for (int i = 0; i < kManyLinks; i += kManyLinksInScopeEvery) {
       Stored(Main("/many/" + std::to_string(i) + ".html"));
@@ -382,7 +383,7 @@ class BadPagesTest : public ::testing::Test {
     Failed(robots_huge_->origin() + "/blocked/x.html", "robots_disallowed");
     Stored(robots_binary_->origin() + "/");
     Stored(robots_binary_->origin() + "/fine.html");
-    Failed(storm_->origin() + "/", "robots_unavailable");
+    Failed(storm_->origin() + "/", "robots_unavailable: http_503");
   }
 
   std::string dir_;
