@@ -298,6 +298,8 @@ void FetcherNode::HandleOutcome(FetchOutcome outcome) {
   Held& held = it->second;
   if (held.at_writer) return;
   ++counters_.fetched;
+  counters_.sitemaps_cut += outcome.sitemap_cut;
+  counters_.sitemap_gzip_errors += outcome.sitemap_gzip_error;
   if (outcome.report.status() == v1::FETCH_STATUS_WORKER_FAILED) {
     ++counters_.worker_failures;
     outcome.report.set_url(held.item.url());
@@ -406,8 +408,11 @@ Status FetcherNode::Run() {
     if (shutdown_received_ && options_.exit_on_shutdown && held_.empty()) {
       SayGoodbye("crawl finished");
       StopWork();
-      spdlog::info("fetcher done fetched={} stored={} worker_failures={}", counters_.fetched,
-                   counters_.pages_stored, counters_.worker_failures);
+      spdlog::info(
+          "fetcher done fetched={} stored={} worker_failures={} sitemaps_cut={} "
+          "sitemap_gzip_errors={}",
+          counters_.fetched, counters_.pages_stored, counters_.worker_failures,
+          counters_.sitemaps_cut, counters_.sitemap_gzip_errors);
       return Status::Ok();
     }
     zmq::pollitem_t items[] = {

@@ -43,6 +43,8 @@ struct FetcherCounters {
   uint64_t writer_failures = 0;
   uint64_t worker_failures = 0;
   uint64_t malformed_messages = 0;
+  uint64_t sitemaps_cut = 0;         // past 50,000 URLs or 50 MiB
+  uint64_t sitemap_gzip_errors = 0;  // gzip bodies that did not inflate
 };
 
 class FetcherNode {

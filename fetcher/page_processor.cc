@@ -89,6 +89,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   report.set_status(response.status);
   report.set_http_status(response.http_status);
   report.set_error(response.error);
+  report.set_cause(response.cause);
   report.set_final_url(response.final_url);
   report.set_fetch_ms(fetch_ms);
   if (item.robots_only()) {
@@ -109,6 +110,21 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
     return outcome;
   }
 
+  // Any non-HTML body may be a sitemap (e.g. announced in robots.txt),
+  // gzipped or not. Gzip that does not inflate is still stored as the
+  // server sent it (an archive keeps what was served), but yields no URLs:
+  // logged and counted, never silently.
+  SitemapContent sitemap;
+  if (!html) {
+    sitemap = ReadSitemap(response.body);
+    if (!sitemap.gzip_error.empty()) {
+      outcome.sitemap_gzip_error = true;
+      spdlog::warn("corrupt gzip url={} sitemap={} error={}: stored as sent, no URLs taken",
+                   item.url(), sitemap.is_sitemap, sitemap.gzip_error);
+      sitemap.is_sitemap = false;
+    }
+  }
+
   v1::Page& page = outcome.page.emplace();
   page.set_page_id(sender_id + "/" + std::to_string(item.lease_id()));
   page.set_url(item.url());
@@ -126,11 +142,19 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   // Before the headers move into the page: the charset may come from them.
   if (html) {
     ParseHtml(response, page);
-  } else if (LooksLikeSitemap(response.body)) {
-    // Sitemaps (e.g. announced in robots.txt) feed their <loc> URLs to the
-    // frontier like links; scope still decides.
+  } else if (sitemap.is_sitemap) {
+    // Sitemaps feed their <loc> URLs to the frontier like links; scope
+    // still decides.
+    if (sitemap.cut()) {
+      outcome.sitemap_cut = true;
+      spdlog::warn(
+          "sitemap cut at the protocol limits url={} gzipped={} urls_kept={} urls_cut={} "
+          "bytes_read={} size_cut={} bytes_cut={} compressed_bytes_unread={}",
+          item.url(), sitemap.gzipped, sitemap.locations.size(), sitemap.urls_cut, sitemap.bytes_read,
+          sitemap.size_cut, sitemap.bytes_cut, sitemap.compressed_bytes_unread);
+    }
     std::unordered_set<std::string> seen;
-    for (auto& loc : SitemapLocations(response.body)) {
+    for (auto& loc : sitemap.locations) {
       auto url = Url::Parse(loc);
       if (!url.ok() || (url->scheme() != "http" && url->scheme() != "https")) continue;
       url->ClearFragment();

@@ -45,6 +45,9 @@ struct FetchOutcome {
   uint64_t lease_id = 0;
   v1::FetchReport report;         // to the frontier, once the page is durable
   std::optional<v1::Page> page;   // to the writer first, if set
+  // For the node's counters; already logged (sitemap_links.h).
+  bool sitemap_cut = false;         // a sitemap past the protocol's limits
+  bool sitemap_gzip_error = false;  // a gzip body that did not inflate
 };
 
 class PageProcessor {

@@ -13,6 +13,7 @@
 #include "common/envelope_codec.h"
 #include "common/security_options.h"
 #include "common/status.h"
+#include "fetcher/fetcher_options.h"
 
 namespace zcrawl::fetcher {
 
@@ -20,10 +21,11 @@ struct PeerLinkSettings {
   std::string name;        // "frontier" or "writer", for logs
   std::string endpoint;
   std::string identity;    // our routing id, stable across reconnects
-  int64_t heartbeat_ms = 1000;
-  uint32_t liveness = 5;
-  int64_t reconnect_min_ms = 250;
-  int64_t reconnect_max_ms = 8000;
+  // The defaults are the fetcher's own (FetcherOptions): one definition.
+  int64_t heartbeat_ms = FetcherOptions{}.heartbeat_ms;
+  uint32_t liveness = FetcherOptions{}.liveness;
+  int64_t reconnect_min_ms = FetcherOptions{}.reconnect_min_ms;
+  int64_t reconnect_max_ms = FetcherOptions{}.reconnect_max_ms;
   SecurityOptions security;
   std::string server_key_file;  // "" = no CURVE
 };

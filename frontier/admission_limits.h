@@ -28,12 +28,16 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "frontier/frontier_options.h"
+
 namespace zcrawl::frontier {
 
+// The defaults are the frontier's own (FrontierOptions): one definition.
 struct AdmissionLimitsOptions {
-  uint64_t max_pages = 0;             // 0: unlimited
-  uint64_t max_pages_per_host = 0;    // 0: unlimited
-  uint32_t max_query_variants = 1000; // 0: unlimited; at most kMaxQueryVariants
+  uint64_t max_pages = FrontierOptions{}.max_pages;                    // 0: unlimited
+  uint64_t max_pages_per_host = FrontierOptions{}.max_pages_per_host;  // 0: unlimited
+  // 0: unlimited; at most kMaxQueryVariants
+  uint32_t max_query_variants = FrontierOptions{}.max_query_variants;
 };
 
 class AdmissionLimits {

@@ -23,20 +23,22 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "frontier/frontier_options.h"
 #include "frontier/host_slot.h"
 #include "frontier/url_record.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::frontier {
 
+// The defaults are the frontier's own (FrontierOptions): one definition.
 struct SchedulerOptions {
-  int64_t delay_ms = 250;
-  uint32_t per_host = 2;
-  bool obey_robots = true;
-  std::string robots_agent = "zcrawl";
-  int64_t lease_ms = 120000;
-  uint32_t retries = 3;
-  int64_t retry_base_ms = 1000;
+  int64_t delay_ms = FrontierOptions{}.delay_ms;
+  uint32_t per_host = FrontierOptions{}.per_host;
+  bool obey_robots = FrontierOptions{}.obey_robots;
+  std::string robots_agent = FrontierOptions{}.robots_agent;
+  int64_t lease_ms = FrontierOptions{}.lease_ms;
+  uint32_t retries = FrontierOptions{}.retries;
+  int64_t retry_base_ms = FrontierOptions{}.retry_base_ms;
   // robots.txt is fetched again after this long (RFC 9309 suggests caching
   // at most 24 hours).
   int64_t robots_ttl_ms = 24 * 3600 * 1000;

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <openssl/sha.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -19,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +30,7 @@
 #include "common/compressed_warc_blocks.h"
 #include "fetcher/charset.h"
 #include "fetcher/curl_multi_loop.h"
+#include "fetcher/sitemap_links.h"
 #include "frontier/crawl_scheduler.h"
 #include "tests/support/gzip_members.h"
 #include "tests/support/test_http_server.h"
@@ -81,6 +85,50 @@ std::vector<bool> NofollowFlags(const google::protobuf::RepeatedPtrField<v1::Lin
   std::vector<bool> out;
   for (const auto& link : links) out.push_back(link.nofollow());
   return out;
+}
+
+// What spdlog's default logger logs at warn and above while this lives.
+class CapturedLog {
+ public:
+  CapturedLog()
+      : sink_(std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(64)),
+        previous_(spdlog::default_logger()) {
+    auto logger = std::make_shared<spdlog::logger>("captured", sink_);
+    logger->set_level(spdlog::level::warn);
+    spdlog::set_default_logger(std::move(logger));
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous_); }
+  CapturedLog(const CapturedLog&) = delete;
+  CapturedLog& operator=(const CapturedLog&) = delete;
+
+  std::string Text() const {
+    std::string out;
+    for (const std::string& line : sink_->last_formatted()) out += line;
+    return out;
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> sink_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
+TestResponse Typed(std::string content_type, std::string body) {
+  TestResponse r;
+  r.headers = {{"Content-Type", std::move(content_type)}};
+  r.body = std::move(body);
+  return r;
+}
+
+std::string Urlset(const std::vector<std::string>& urls) {
+  std::string out = "<?xml version=\"1.0\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+  for (const auto& url : urls) out += "<url><loc>" + url + "</loc></url>\n";
+  return out + "</urlset>\n";
+}
+
+std::string SitemapIndex(const std::vector<std::string>& sitemaps) {
+  std::string out = "<?xml version=\"1.0\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+  for (const auto& url : sitemaps) out += "<sitemap><loc>" + url + "</loc></sitemap>\n";
+  return out + "</sitemapindex>\n";
 }
 
 // A port on 127.0.0.1 that nothing listens on (bound, then released).
@@ -582,7 +630,7 @@ TEST_P(PageProcessorTest, ServerClosingMidBodyIsARetryableNetworkError) {
 
   EXPECT_EQ(server_->requests_for("/cut"), 3u);
   EXPECT_EQ(Scheduler().counts().failed, 1u);
-  EXPECT_EQ(FailuresFor("network_error"), 1u);
+  EXPECT_EQ(FailuresFor("truncated_response"), 1u);  // the fetcher's cause
   EXPECT_TRUE(Scheduler().Drained());
 }
 
@@ -872,6 +920,134 @@ TEST_P(PageProcessorTest, NonHtmlFileIsSkippedWhenNotStored) {
   EXPECT_FALSE(completion.follow_links);
   EXPECT_EQ(FailuresFor("skipped_content"), 1u);
   EXPECT_EQ(Scheduler().counts().retried, 0u);
+}
+
+// --- Sitemaps ----------------------------------------------------------------
+
+// sm2.xml.gz is served as nginx serves .xml.gz files: application/gzip, no
+// Content-Encoding, so the body arrives compressed. The index is read both
+// plain and gzipped (application/x-gzip, then as octet-stream: the magic
+// bytes decide, not the type).
+TEST_P(PageProcessorTest, SitemapIndexOfAPlainAndAGzippedSitemapYieldsTheUrlsOfBoth) {
+  StartServer();
+  const std::vector<std::string> first = {At("/a1.html"), At("/a2.html")};
+  const std::vector<std::string> second = {At("/b1.html"), At("/b2.html"), At("/b3.html")};
+  const std::string index = SitemapIndex({At("/sm1.xml"), At("/sm2.xml.gz")});
+  const std::string sm2 = Gzip(Urlset(second));
+  Route("/sitemap_index.xml", Typed("application/xml", index));
+  Route("/sitemap_index.xml.gz", Typed("application/x-gzip", Gzip(index)));
+  Route("/sitemap_index.bin", Typed("application/octet-stream", Gzip(index)));
+  Route("/sm1.xml", Typed("application/xml", Urlset(first)));
+  Route("/sm2.xml.gz", Typed("application/gzip", sm2));
+  const std::set<std::string> sitemaps = {At("/sitemap_index.xml"), At("/sitemap_index.xml.gz"),
+                                          At("/sitemap_index.bin"), At("/sm1.xml"), At("/sm2.xml.gz")};
+  std::set<std::string> expected(first.begin(), first.end());
+  expected.insert(second.begin(), second.end());
+
+  for (const char* start : {"/sitemap_index.xml", "/sitemap_index.xml.gz", "/sitemap_index.bin"}) {
+    std::vector<std::string> pending = {At(start)};
+    std::set<std::string> pages;
+    while (!pending.empty()) {
+      const std::string url = pending.back();
+      pending.pop_back();
+      if (!sitemaps.count(url)) {
+        pages.insert(url);
+        continue;
+      }
+      FetchOutcome outcome;
+      const frontier::Completion completion = FetchAndComplete(LeaseOne(url), &outcome);
+      ASSERT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK) << url << " " << outcome.report.error();
+      EXPECT_TRUE(completion.follow_links) << url;
+      EXPECT_FALSE(outcome.sitemap_cut);
+      EXPECT_FALSE(outcome.sitemap_gzip_error);
+      ASSERT_TRUE(outcome.page.has_value()) << url;
+      if (url == At("/sm2.xml.gz")) {
+        // Stored as served: the gzip file itself.
+        EXPECT_EQ(outcome.page->content_type(), "application/gzip");
+        EXPECT_EQ(outcome.page->body(), sm2);
+        EXPECT_EQ(LinkUrls(outcome.report.links()), second);
+      }
+      for (const auto& link : outcome.report.links()) pending.push_back(link.url());
+    }
+    EXPECT_EQ(pages, expected) << "from " << start;
+  }
+  EXPECT_EQ(Scheduler().counts().failed, 0u);
+}
+
+// Plain and gzipped alike: past 50,000 URLs the rest are cut, counted and
+// logged with the sitemap's URL.
+TEST_P(PageProcessorTest, SitemapOfMoreThan50000UrlsIsCutCountedAndLogged) {
+  std::vector<std::string> urls;
+  for (int i = 0; i < 50003; ++i) urls.push_back("http://127.0.0.1:1/p/" + std::to_string(i));
+  const std::string plain = Urlset(urls);
+  Route("/big.xml", Typed("application/xml", plain));
+  Route("/big.xml.gz", Typed("application/gzip", Gzip(plain)));
+  StartServer();
+  const std::vector<std::string> kept(urls.begin(), urls.begin() + 50000);
+
+  for (const std::string path : {"/big.xml", "/big.xml.gz"}) {
+    CapturedLog log;
+    FetchOutcome outcome = Fetch(At(path));
+    EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK) << path;
+    EXPECT_EQ(LinkUrls(outcome.report.links()), kept) << path;
+    EXPECT_TRUE(outcome.sitemap_cut) << path;
+    const std::string text = log.Text();
+    EXPECT_NE(text.find("sitemap cut"), std::string::npos) << text;
+    EXPECT_NE(text.find("url=" + At(path) + " "), std::string::npos) << text;
+    EXPECT_NE(text.find("urls_kept=50000 urls_cut=3 "), std::string::npos) << text;
+  }
+}
+
+TEST_P(PageProcessorTest, GzippedSitemapBombIsCutAt50MiBCountedAndLogged) {
+  StartServer();
+  const std::string plain = "<urlset><url><loc>" + At("/first") + "</loc></url>" +
+                            std::string(60u << 20, ' ') + "<url><loc>http://127.0.0.1:1/after</loc></url></urlset>";
+  TestResponse bomb = Typed("application/gzip", Gzip(plain));
+  ASSERT_LT(bomb.body.size(), 256u * 1024) << "the bomb must be small on the wire";
+  Route("/bomb.xml.gz", bomb);
+
+  CapturedLog log;
+  FetchOutcome outcome = Fetch(At("/bomb.xml.gz"));
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(LinkUrls(outcome.report.links()), std::vector<std::string>{At("/first")});
+  EXPECT_TRUE(outcome.sitemap_cut);
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->body(), bomb.body);
+  const std::string text = log.Text();
+  EXPECT_NE(text.find("url=" + At("/bomb.xml.gz") + " "), std::string::npos) << text;
+  EXPECT_NE(text.find("bytes_read=52428800 size_cut=true bytes_cut=" +
+                      std::to_string(plain.size() - kMaxSitemapBytes) + " "),
+            std::string::npos)
+      << text;
+}
+
+TEST_P(PageProcessorTest, CorruptGzippedSitemapIsStoredAsSentWithoutUrlsAndLogged) {
+  StartServer();
+  std::vector<std::string> urls;
+  for (int i = 0; i < 2000; ++i) urls.push_back(At("/p/" + std::to_string(i)));
+  const std::string gz = Gzip(Urlset(urls));
+  Route("/broken.xml.gz", Typed("application/gzip", gz.substr(0, gz.size() / 2)));
+
+  CapturedLog log;
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/broken.xml.gz")), &outcome);
+
+  // Stored as the server sent it (an archive keeps what was served), with
+  // no URLs taken from it; the error is logged and counted.
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  ASSERT_TRUE(outcome.page.has_value());
+  EXPECT_EQ(outcome.page->body(), gz.substr(0, gz.size() / 2));
+  EXPECT_EQ(outcome.page->links_size(), 0);
+  EXPECT_EQ(outcome.report.links_size(), 0);
+  EXPECT_TRUE(outcome.sitemap_gzip_error);
+  EXPECT_EQ(Scheduler().counts().done, 1u);
+  EXPECT_EQ(Scheduler().counts().failed, 0u);
+  EXPECT_EQ(Scheduler().counts().retried, 0u);
+  (void)completion;
+  const std::string text = log.Text();
+  EXPECT_NE(text.find("corrupt gzip url=" + At("/broken.xml.gz") + " sitemap=true error=gzip data ends early"),
+            std::string::npos) << text;
 }
 
 TEST_P(PageProcessorTest, InvalidUtf8AndNulBytesGiveValidUtf8Text) {

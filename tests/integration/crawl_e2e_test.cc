@@ -11,6 +11,7 @@
 
 #include "tests/support/crawl_output.h"
 #include "tests/support/generated_site.h"
+#include "tests/support/gzip_file.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 
@@ -298,6 +299,62 @@ TEST(SitemapCrawlTest, SitemapsFromRobotsTxtAreFollowedOnlyWhenAsked) {
     EXPECT_EQ(index.count(origin + "/hidden.html"), sitemaps ? 1u : 0u) << "sitemaps=" << sitemaps;
     EXPECT_EQ(index.count(origin + "/sitemap.xml"), sitemaps ? 1u : 0u);
   }
+}
+
+// robots.txt names a sitemap index of one plain and one gzipped sitemap,
+// the .gz served as nginx serves .xml.gz files (application/gzip, no
+// Content-Encoding): every URL of both is crawled.
+TEST(SitemapCrawlTest, GzippedSitemapsOfAnIndexAreCrawledLikePlainOnes) {
+  std::string origin;
+  std::vector<std::string> plain_pages, gzipped_pages;
+  for (int i = 0; i < 5; ++i) plain_pages.push_back("/plain/" + std::to_string(i) + ".html");
+  for (int i = 0; i < 7; ++i) gzipped_pages.push_back("/zipped/" + std::to_string(i) + ".html");
+  auto urlset = [&](const std::vector<std::string>& paths) {
+    std::string out = "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">";
+    for (const auto& path : paths) out += "<url><loc>" + origin + path + "</loc></url>";
+    return out + "</urlset>";
+  };
+  TestHttpServer server("127.0.0.1", [&](const TestRequest& r) {
+    TestResponse response;
+    if (r.target == "/robots.txt") {
+      response.headers.push_back({"Content-Type", "text/plain"});
+      response.body = "User-agent: *\nAllow: /\nSitemap: " + origin + "/sitemap_index.xml\n";
+    } else if (r.target == "/sitemap_index.xml") {
+      response.headers.push_back({"Content-Type", "application/xml"});
+      response.body = "<?xml version=\"1.0\"?><sitemapindex><sitemap><loc>" + origin +
+                      "/sm1.xml</loc></sitemap><sitemap><loc>" + origin +
+                      "/sm2.xml.gz</loc></sitemap></sitemapindex>";
+    } else if (r.target == "/sm1.xml") {
+      response.headers.push_back({"Content-Type", "application/xml"});
+      response.body = urlset(plain_pages);
+    } else if (r.target == "/sm2.xml.gz") {
+      response.headers.push_back({"Content-Type", "application/gzip"});
+      response.body = GzipFile(urlset(gzipped_pages));
+    } else if (r.target == "/" || r.target.ends_with(".html")) {
+      response.body = "<html><body>page " + r.target + "</body></html>";
+    } else {
+      response.status = 404;
+    }
+    return response;
+  });
+  server.Start();
+  server.Publish([&] { origin = server.origin(); });
+  const std::string dir = MakeTempDir("sitemap-gz");
+  TestProcess crawl;
+  crawl.Start({SourceDir() + "/run", "crawl", origin + "/", "--out", dir + "/out", "--fetchers", "1",
+               "--delay-ms", "0", "--sitemaps"},
+              dir + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  ASSERT_EQ(crawl.Wait(60000).value_or(-1), 0) << ReadFile(dir + "/crawl.log");
+  auto index = ReadIndex(dir + "/out");
+  for (const auto& paths : {plain_pages, gzipped_pages}) {
+    for (const auto& path : paths) {
+      ASSERT_EQ(index.count(origin + path), 1u) << "not crawled: " << path;
+      EXPECT_EQ(index[origin + path][0].status, 200) << path;
+    }
+  }
+  ASSERT_EQ(index.count(origin + "/sm2.xml.gz"), 1u);
+  EXPECT_EQ(index[origin + "/sm2.xml.gz"][0].content_type, "application/gzip");
+  EXPECT_EQ(index.size(), 1 + 3 + plain_pages.size() + gzipped_pages.size());  // /, index, 2 sitemaps
 }
 
 }  // namespace

@@ -164,6 +164,45 @@ TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
   EXPECT_NE(text.output.find("fetcher-under-test"), std::string::npos) << text.output;
 }
 
+// An origin nobody listens on: a real fetcher finds its robots.txt refused,
+// and ./run status names the origin with the cause and curl's detail.
+TEST(StatusToolFailingHostTest, NamesTheOriginThatFailsAndWhy) {
+  const std::string dir = MakeTempDir("status-failing");
+  const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  const std::string dead = "http://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  TestProcess frontier, writer, fetcher;
+  frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", frontier_ep, "--stay", "--retries", "0",
+                  "--heartbeat-ms", "200", dead + "/"},
+                 dir + "/frontier.log");
+  writer.Start({BinDir() + "/zcrawl-writer", "--bind", writer_ep, "--frontier", frontier_ep, "--out",
+                dir + "/out", "--heartbeat-ms", "200"},
+               dir + "/writer.log");
+  fetcher.Start({BinDir() + "/zcrawl-fetcher", "--frontier", frontier_ep, "--writer", writer_ep,
+                 "--heartbeat-ms", "200", "--stay"},
+                dir + "/fetcher.log");
+  nlohmann::json failing;
+  for (int i = 0; i < 100 && failing.empty(); ++i) {
+    const ToolRun run = RunStatus(dir, {"--frontier", frontier_ep, "--json"});
+    const auto json = nlohmann::json::parse(run.output, nullptr, false);
+    if (json.is_object() && json.contains("failing_hosts")) failing = json["failing_hosts"];
+    if (failing.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(failing.size(), 1u) << ReadFile(dir + "/frontier.log");
+  EXPECT_EQ(failing[0]["origin"], dead);
+  EXPECT_EQ(failing[0]["done"], 0);
+  const std::string last = failing[0]["last_failure"];
+  EXPECT_EQ(last.rfind("robots.txt: connection_refused (", 0), 0u) << last;
+  const ToolRun text = RunStatus(dir, {"--frontier", frontier_ep});
+  EXPECT_NE(text.output.find("hosts with failures"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find(dead), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("robots.txt: connection_refused"), std::string::npos) << text.output;
+  for (TestProcess* p : {&fetcher, &writer, &frontier}) {
+    p->Signal(SIGTERM);
+    if (!p->Wait(10000)) p->Signal(SIGKILL);
+  }
+}
+
 TEST(StatusToolNoFrontierTest, GivesUpAfterThreeSecondsWithAClearError) {
   const std::string dir = MakeTempDir("status-tool-none");
   const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
