@@ -34,7 +34,12 @@ Status ChildProcess::Start() {
     return UnavailableError(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) {
-    if (pipe_fds[1] >= 0) dup2(pipe_fds[1], STDERR_FILENO);  // dup2 clears O_CLOEXEC
+    if (pipe_fds[1] >= 0) {
+      dup2(pipe_fds[1], STDERR_FILENO);  // dup2 clears O_CLOEXEC
+      // If the launcher dies, a log line must not kill the child by SIGPIPE
+      // before it has shut down cleanly on its PDEATHSIG (inherited by exec).
+      signal(SIGPIPE, SIG_IGN);
+    }
     // Default signal handling in the child; it installs its own.
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
