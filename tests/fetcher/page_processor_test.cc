@@ -32,6 +32,7 @@
 #include "fetcher/curl_multi_loop.h"
 #include "fetcher/sitemap_links.h"
 #include "frontier/crawl_scheduler.h"
+#include "tests/support/gzip_file.h"
 #include "tests/support/gzip_members.h"
 #include "tests/support/test_http_server.h"
 
@@ -44,22 +45,7 @@ using ::zcrawl::testing::TestRequest;
 using ::zcrawl::testing::TestResponse;
 
 // gzip (RFC 1952) of `data`, as a server with Content-Encoding: gzip sends it.
-std::string Gzip(const std::string& data) {
-  z_stream zs{};
-  if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
-    throw std::runtime_error("deflateInit2 failed");
-  }
-  std::string out(deflateBound(&zs, data.size()), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
-  return out;
-}
+std::string Gzip(const std::string& data) { return ::zcrawl::testing::GzipFile(data); }
 
 TestResponse Html(std::string body, int status = 200) {
   TestResponse r;
