@@ -9,6 +9,7 @@
 #include <chrono>
 #include <thread>
 
+#include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::testing {
@@ -73,6 +74,39 @@ TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
   writer.Signal(SIGTERM);
   EXPECT_EQ(frontier.Wait(10000).value_or(-1), 0);
   EXPECT_EQ(writer.Wait(10000).value_or(-1), 0);
+}
+
+// ./run crawl --metrics-port P: the frontier's metrics on P, the writer's on
+// the next port, while the crawl runs (its one page answers slowly).
+TEST(MetricsTest, RunCrawlServesFrontierMetricsOnThePortAndTheWritersOnTheNext) {
+  TestHttpServer server("127.0.0.1", [](const TestRequest& r) {
+    TestResponse response;
+    if (r.target == "/robots.txt") {
+      response.status = 404;
+    } else {
+      response.delay_ms = 4000;
+      response.body = "<html><body>slow</body></html>";
+    }
+    return response;
+  });
+  server.Start();
+  uint16_t port = 0;
+  for (int i = 0; i < 20 && port == 0; ++i) {
+    const uint16_t p = FreeLoopbackPort();
+    if (p < 65535 && LoopbackPortBindable(p + 1)) port = p;
+  }
+  ASSERT_NE(port, 0);
+  const std::string dir = MakeTempDir("crawl-metrics");
+  TestProcess crawl;
+  crawl.Start({SourceDir() + "/run", "crawl", server.origin() + "/", "--out", dir + "/out",
+               "--metrics-port", std::to_string(port), "--fetchers", "1"},
+              dir + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  const std::string f = ScrapeUntil(port, "zcrawl_frontier_urls_");
+  EXPECT_NE(f.find("zcrawl_frontier_urls_done_total"), std::string::npos) << f << ReadFile(dir + "/crawl.log");
+  const std::string w = ScrapeUntil(port + 1, "zcrawl_writer_pages_stored_total");
+  EXPECT_NE(w.find("zcrawl_writer_pages_stored_total"), std::string::npos) << w << ReadFile(dir + "/crawl.log");
+  crawl.Signal(SIGINT);
+  EXPECT_EQ(crawl.Wait(30000).value_or(-1), 130) << ReadFile(dir + "/crawl.log");
 }
 
 }  // namespace
