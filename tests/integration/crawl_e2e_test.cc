@@ -266,6 +266,19 @@ TEST_F(SiteFixture, KilledFetcherLeasesReturnAndTheCrawlCompletes) {
 namespace zcrawl::testing {
 namespace {
 
+// `./run crawl ORIGIN/` with one fetcher and no delay, with or without
+// --sitemaps, to its end; what it stored.
+std::map<std::string, std::vector<IndexEntry>> CrawlSitemapSite(const std::string& origin, bool sitemaps) {
+  const std::string dir = MakeTempDir("sitemap");
+  std::vector<std::string> args = {SourceDir() + "/run", "crawl", origin + "/", "--out", dir + "/out",
+                                   "--fetchers", "1", "--delay-ms", "0"};
+  if (sitemaps) args.push_back("--sitemaps");
+  TestProcess crawl;
+  crawl.Start(args, dir + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  EXPECT_EQ(crawl.Wait(60000).value_or(-1), 0) << ReadFile(dir + "/crawl.log");
+  return ReadIndex(dir + "/out");
+}
+
 // A page reachable only through the sitemap that robots.txt names.
 TEST(SitemapCrawlTest, SitemapsFromRobotsTxtAreFollowedOnlyWhenAsked) {
   std::string origin;
@@ -288,14 +301,7 @@ TEST(SitemapCrawlTest, SitemapsFromRobotsTxtAreFollowedOnlyWhenAsked) {
   server.Start();
   server.Publish([&] { origin = server.origin(); });
   for (bool sitemaps : {false, true}) {
-    const std::string dir = MakeTempDir("sitemap");
-    std::vector<std::string> args = {SourceDir() + "/run", "crawl", origin + "/", "--out", dir + "/out",
-                                     "--fetchers", "1", "--delay-ms", "0"};
-    if (sitemaps) args.push_back("--sitemaps");
-    TestProcess crawl;
-    crawl.Start(args, dir + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
-    ASSERT_EQ(crawl.Wait(60000).value_or(-1), 0) << ReadFile(dir + "/crawl.log");
-    auto index = ReadIndex(dir + "/out");
+    auto index = CrawlSitemapSite(origin, sitemaps);
     EXPECT_EQ(index.count(origin + "/hidden.html"), sitemaps ? 1u : 0u) << "sitemaps=" << sitemaps;
     EXPECT_EQ(index.count(origin + "/sitemap.xml"), sitemaps ? 1u : 0u);
   }
@@ -339,13 +345,7 @@ TEST(SitemapCrawlTest, GzippedSitemapsOfAnIndexAreCrawledLikePlainOnes) {
   });
   server.Start();
   server.Publish([&] { origin = server.origin(); });
-  const std::string dir = MakeTempDir("sitemap-gz");
-  TestProcess crawl;
-  crawl.Start({SourceDir() + "/run", "crawl", origin + "/", "--out", dir + "/out", "--fetchers", "1",
-               "--delay-ms", "0", "--sitemaps"},
-              dir + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
-  ASSERT_EQ(crawl.Wait(60000).value_or(-1), 0) << ReadFile(dir + "/crawl.log");
-  auto index = ReadIndex(dir + "/out");
+  auto index = CrawlSitemapSite(origin, /*sitemaps=*/true);
   for (const auto& paths : {plain_pages, gzipped_pages}) {
     for (const auto& path : paths) {
       ASSERT_EQ(index.count(origin + path), 1u) << "not crawled: " << path;
