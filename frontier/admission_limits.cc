@@ -120,10 +120,9 @@ std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view o
   return {};
 }
 
-void AdmissionLimits::Restore(std::string_view url, std::string_view origin) {
-  ++admitted_;
-  if (uint64_t* origin_count = OriginCounter(origin)) ++*origin_count;
-  if (const uint64_t path_hash = PathHash(url); path_hash != 0) per_path_->Increment(path_hash);
+void AdmissionLimits::RestoreOrigin(std::string_view origin, uint64_t admitted) {
+  admitted_ += admitted;
+  if (uint64_t* origin_count = OriginCounter(origin)) *origin_count += admitted;
 }
 
 uint64_t AdmissionLimits::tracked_paths() const { return per_path_ ? per_path_->size() : 0; }

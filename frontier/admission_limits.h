@@ -55,9 +55,12 @@ class AdmissionLimits {
   // cap, or the first cap it would exceed ("max_pages",
   // "max_pages_per_host", "query_variants") and counts nothing.
   std::string_view Admit(std::string_view url, std::string_view origin);
-  // Counts a URL admitted by an earlier run (loaded from saved state)
-  // against every cap without checking them.
-  void Restore(std::string_view url, std::string_view origin);
+  // Counts `admitted` URLs of one origin admitted by an earlier run (from
+  // the saved origin records) against max_pages and max_pages_per_host.
+  // Query variants are not saved: after a resume each origin + path may
+  // admit up to max_query_variants more (restoring them would need a scan
+  // of every known URL; the cap is a trap guard, not a quota).
+  void RestoreOrigin(std::string_view origin, uint64_t admitted);
 
   uint64_t admitted() const { return admitted_; }
   uint64_t tracked_origins() const { return per_origin_.size(); }

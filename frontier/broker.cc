@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <climits>
 #include <fstream>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include <spdlog/spdlog.h>
 
@@ -12,6 +15,7 @@
 #include "common/socket_security.h"
 #include "common/url.h"
 #include "common/zmq_io.h"
+#include "frontier/url_fingerprint.h"
 
 namespace zcrawl::frontier {
 namespace {
@@ -30,6 +34,7 @@ SchedulerOptions ToSchedulerOptions(const FrontierOptions& o) {
   s.lease_ms = o.lease_ms;
   s.retries = o.retries;
   s.retry_base_ms = o.retry_base_ms;
+  s.max_loaded = MemoryBudget::ForMb(o.memory_mb).head_urls;
   return s;
 }
 
@@ -40,8 +45,8 @@ Broker::Broker(const FrontierOptions& options, zmq::context_t& context, const Cl
       context_(context),
       clock_(clock),
       codec_(MakeSenderId()),
-      visited_(options.expected_urls),
-      scheduler_(std::make_unique<CrawlScheduler>(ToSchedulerOptions(options), clock)),
+      budget_(MemoryBudget::ForMb(options.memory_mb)),
+      known_(budget_.known_cache_bytes),
       limits_(std::make_unique<AdmissionLimits>(AdmissionLimitsOptions{
           options.max_pages, options.max_pages_per_host, options.max_query_variants})) {}
 
@@ -87,6 +92,10 @@ Status Broker::Start() {
   }
   if (Status s = Bind(socket_, options_.bind); !s.ok()) return s;
   spdlog::info("frontier listening endpoint={} seeds={}", options_.bind, seeds.size());
+  spdlog::info("frontier memory budget {} MB: seen filter {} MB, store cache {} MB, known-URL "
+               "cache {} MB, {} queued URLs in RAM",
+               std::max(options_.memory_mb, MemoryBudget::kMinMb), budget_.filter_bytes >> 20,
+               budget_.store_bytes >> 20, budget_.known_cache_bytes >> 20, budget_.head_urls);
   if (options_.metrics_port != 0) {
     auto metrics = MetricsServer::Start(options_.metrics_bind, options_.metrics_port);
     if (!metrics.ok()) return metrics.status();
@@ -94,7 +103,7 @@ Status Broker::Start() {
     spdlog::info("metrics on http://{}:{}/metrics", options_.metrics_bind, metrics_->port());
   }
 
-  admitter_ = std::make_unique<LinkAdmitter>(*scope_, visited_, options_.link_threads);
+  admitter_ = std::make_unique<LinkAdmitter>(*scope_, known_, options_.link_threads);
   if (already_finished_) return Status::Ok();
   AdmissionJob job;
   for (const auto& seed : seeds) job.links.push_back(seed.href());
@@ -104,62 +113,106 @@ Status Broker::Start() {
 }
 
 Status Broker::OpenState() {
+  UrlStoreOptions store_options;
+  store_options.dir = options_.state_dir;
+  store_options.fresh = options_.fresh;
+  store_options.cache_bytes = budget_.store_bytes;
   if (options_.state_dir.empty()) {
-    spdlog::warn("no --state folder: the crawl lives in memory only");
-    return Status::Ok();
+    // Memory-only crawl: the same store in a folder of its own, deleted on
+    // exit, so RAM stays within --memory-mb either way.
+    std::string pattern = (getenv("TMPDIR") ? std::string(getenv("TMPDIR")) : "/tmp") +
+                          "/zcrawl-frontier-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return UnavailableError("cannot make a temporary folder " + pattern + ": " + strerror(errno));
+    }
+    store_options.dir = pattern;
+    store_options.temporary = true;
+    spdlog::warn("no --state folder: the crawl is not saved (working files in {})", pattern);
   }
-  auto store = StateStore::Open(options_.state_dir, options_.fresh);
+  auto store = UrlStore::Open(store_options);
   if (!store.ok()) return store.status();
   store_ = std::move(*store);
+  seen_ = std::make_unique<SeenSet>(*store_, known_, budget_.filter_bytes, store_->resumed());
+  scheduler_ = std::make_unique<CrawlScheduler>(ToSchedulerOptions(options_), clock_, store_.get());
   scheduler_->set_final_state_handler(
       [this](const UrlRecord& record, UrlState state, const std::string& reason) {
-        store_->RecordFinal(record.url, state, reason, record.attempts);
+        RecordFinal(record.url, record.origin, record.seq, state, reason, record.attempts);
       });
   if (!store_->resumed()) {
     store_->SetMeta("created_at_ms", std::to_string(clock_.WallMs()));
     std::string seeds;
     for (const auto& seed : options_.seeds) seeds += seed + "\n";
     store_->SetMeta("seeds", seeds);
-    return store_->Commit();
+    return store_->Write(/*sync=*/true);
   }
-  uint64_t done = 0, failed = 0, waiting = 0;
-  Status loaded = store_->LoadAll([&](StoredUrl&& url) {
-    (void)visited_.InsertIfNew(url.url);
-    ++counters_.admitted;
-    limits_->Restore(url.url, url.origin);
-    switch (url.state) {
-      case UrlState::kDone: ++done; break;
-      case UrlState::kFailed: ++failed; break;
-      default:
-        ++waiting;
-        scheduler_->Enqueue(std::move(url.url), url.origin, url.depth, url.attempts);
-    }
+  // Resume: the origin records only (one per origin, not per URL); their
+  // queues stay on disk until leased.
+  Status restored = Status::Ok();
+  Status loaded = store_->LoadOrigins([&](StoredOrigin&& origin) {
+    if (!restored.ok()) return;
+    restored = scheduler_->RestoreOrigin(origin);
+    limits_->RestoreOrigin(origin.origin, origin.next_seq - 1);
   });
   if (!loaded.ok()) return loaded;
-  scheduler_->RestoreFinished(done, failed);
+  if (!restored.ok()) return DataLossError(store_->path() + ": " + restored.message());
+  counters_.admitted = limits_->admitted();
+  const auto& counts = scheduler_->counts();
   if (store_->GetMeta("finished") == "1") {
     already_finished_ = true;
     finished_ = true;
     spdlog::info("this crawl already finished (state in {}): done={} failed={}; use --fresh to start over",
-                 options_.state_dir, done, failed);
+                 options_.state_dir, counts.done, counts.failed);
     return Status::Ok();
   }
-  spdlog::info("resuming crawl from {}: done={} failed={} waiting={}", options_.state_dir, done,
-               failed, waiting);
+  spdlog::info("resuming crawl from {}: done={} failed={} waiting={} origins={}", options_.state_dir,
+               counts.done, counts.failed, counts.waiting, scheduler_->origin_count());
   return Status::Ok();
 }
 
+void Broker::RecordFinal(const std::string& url, uint32_t origin_index, uint64_t seq,
+                         UrlState state, const std::string& reason, uint32_t attempts) {
+  SeenEntry entry;
+  entry.fingerprint = UrlFingerprint(url);
+  entry.state = state == UrlState::kDone ? SeenState::kDone : SeenState::kFailed;
+  entry.attempts = attempts;
+  if (entry.state == SeenState::kFailed) {
+    entry.reason = reason;
+    entry.url = url;
+  }
+  store_->StageSeen(entry);
+  if (seq != 0) store_->StageDequeued(origin_index, seq);
+  scheduler_->RecordedFinal(origin_index, state);
+}
+
 void Broker::RecordParent(const std::optional<ParentOutcome>& parent) {
-  if (store_ && parent) store_->RecordFinal(parent->url, parent->state, parent->reason, parent->attempts);
+  if (parent) {
+    RecordFinal(parent->url, parent->origin_index, parent->seq, parent->state, parent->reason,
+                parent->attempts);
+  }
+}
+
+void Broker::MarkSeen(const std::string& url) {
+  const uint64_t fingerprint = UrlFingerprint(url);
+  std::vector<bool> is_new;
+  seen_->ClaimNew({fingerprint}, &is_new);
+  // Fetched already (it was the target of a redirect): known, never queued.
+  if (is_new[0]) store_->StageSeen(SeenEntry{fingerprint, SeenState::kDone, 0, {}, {}});
 }
 
 void Broker::CommitState(bool force) {
-  if (!store_ || store_->pending() == 0) return;
+  // Every turn writes what it staged (so the store's staged set stays
+  // small); every commit interval the write is also made durable.
+  scheduler_->StageDirtyOrigins();
   const int64_t now = clock_.NowMs();
-  if (!force && now - last_commit_ms_ < options_.commit_interval_ms) return;
-  last_commit_ms_ = now;
-  if (Status s = store_->Commit(); !s.ok()) {
-    spdlog::error("cannot save crawl state (will retry): {}", s.message());
+  const bool sync = force || now - last_commit_ms_ >= options_.commit_interval_ms;
+  if (store_->staged() == 0 && !sync) return;
+  if (sync) last_commit_ms_ = now;
+  if (Status s = store_->Write(sync); !s.ok()) {
+    ++state_write_errors_;
+    if (now - last_state_error_ms_ >= 5000) {
+      last_state_error_ms_ = now;
+      spdlog::error("cannot save crawl state (will retry): {}", s.message());
+    }
   }
 }
 
@@ -167,15 +220,26 @@ void Broker::AdmitResult(AdmissionResult& result) {
   counters_.links_invalid += result.invalid;
   counters_.links_out_of_scope += result.out_of_scope;
   counters_.links_duplicate += result.duplicates;
-  for (AdmittedUrl& url : result.admitted) {
+  std::vector<uint64_t> fingerprints;
+  fingerprints.reserve(result.candidates.size());
+  for (const CandidateUrl& url : result.candidates) fingerprints.push_back(url.fingerprint);
+  std::vector<bool> is_new;
+  seen_->ClaimNew(fingerprints, &is_new);
+  for (size_t i = 0; i < result.candidates.size(); ++i) {
+    CandidateUrl& url = result.candidates[i];
+    if (!is_new[i]) {
+      ++counters_.links_duplicate;
+      continue;
+    }
     if (std::string_view why = limits_->Admit(url.url, url.origin); !why.empty()) {
       ++counters_.links_over_limit;
       spdlog::debug("over limit url={} reason={}", url.url, why);
+      // Seen, so never reconsidered, but not queued.
+      store_->StageSeen(SeenEntry{url.fingerprint, SeenState::kRefused, 0, {}, {}});
       continue;
     }
     ++counters_.admitted;
     spdlog::debug("admitted url={} depth={}", url.url, url.depth);
-    if (store_) store_->RecordAdmitted(url.url, url.origin, url.depth);
     scheduler_->Enqueue(std::move(url.url), url.origin, url.depth);
   }
   RecordParent(result.parent);
@@ -313,7 +377,7 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
     auto final_url = Url::Parse(report.final_url());
     if (final_url.ok()) {
       final_url->ClearFragment();
-      (void)visited_.InsertIfNew(final_url->href());
+      MarkSeen(final_url->href());
     }
   }
   if (options_.follow_sitemaps && !completion.sitemaps.empty()) {
@@ -326,8 +390,8 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
   }
   std::optional<ParentOutcome> parent;
   if (completion.final_state != UrlState::kWaiting) {
-    parent = ParentOutcome{completion.url, completion.final_state, completion.reason,
-                           completion.attempts};
+    parent = ParentOutcome{completion.url,          completion.origin_index, completion.seq,
+                           completion.final_state, completion.reason,       completion.attempts};
   }
   AdmissionJob job;
   if (completion.follow_links) {
@@ -425,7 +489,7 @@ void Broker::SendStatus(Peer& peer) {
   status->set_leased(counts.leased);
   status->set_done(counts.done);
   status->set_failed(counts.failed);
-  status->set_seen(visited_.size());
+  status->set_seen(seen_->size());
   status->set_pages_per_second(pages_per_second_);
   status->set_finished(finished_);
   status->set_uptime_ms(static_cast<uint64_t>(clock_.NowMs() - started_ms_));
@@ -458,7 +522,7 @@ void Broker::LogProgress(bool final) {
   done_at_last_progress_ = completed;
   spdlog::info("{} done={} failed={} waiting={} leased={} seen={} origins={} rate={:.1f}/s",
                final ? "crawl finished" : "progress", c.done, c.failed, c.waiting, c.leased,
-               visited_.size(), scheduler_->origin_count(), pages_per_second_);
+               seen_->size(), scheduler_->origin_count(), pages_per_second_);
 }
 
 void Broker::WriteSummary() const {
@@ -472,7 +536,7 @@ void Broker::WriteSummary() const {
       .Key("waiting").Uint(c.waiting)
       .Key("leased").Uint(c.leased)
       .Key("retried").Uint(c.retried)
-      .Key("seen").Uint(visited_.size())
+      .Key("seen").Uint(seen_->size())
       .Key("origins").Uint(scheduler_->origin_count())
       .Key("seconds").Uint(static_cast<uint64_t>((clock_.NowMs() - started_ms_) / 1000));
   json.Key("status_classes").BeginObject();
@@ -493,7 +557,7 @@ void Broker::WriteSummary() const {
         .Key("failed").Uint(q.failed()).Key("last_failure").String(q.last_failure()).EndObject();
   }
   json.EndArray();
-  json.Key("resumed").Bool(store_ && store_->resumed());
+  json.Key("resumed").Bool(store_->resumed());
   json.Key("already_finished").Bool(already_finished_);
   json.Key("links").BeginObject()
       .Key("reported").Uint(counters_.links_reported)
@@ -520,8 +584,18 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_urls_failed_total", "counter", "URLs failed for good", c.failed);
   AppendMetric(out, "zcrawl_frontier_retries_total", "counter", "Retries scheduled", c.retried);
   AppendMetric(out, "zcrawl_frontier_leases_expired_total", "counter", "Leases that expired", c.expired_leases);
-  AppendMetric(out, "zcrawl_frontier_seen_urls", "gauge", "URLs in the visited set", visited_.size());
-  AppendMetric(out, "zcrawl_frontier_visited_set_bytes", "gauge", "Memory of the visited set", visited_.memory_bytes());
+  AppendMetric(out, "zcrawl_frontier_seen_urls", "gauge", "URLs in the seen set", seen_->size());
+  const SeenSetCounters& seen = seen_->counters();
+  AppendMetric(out, "zcrawl_frontier_seen_checks_total", "counter", "Seen-set checks", seen.checks);
+  AppendMetric(out, "zcrawl_frontier_seen_disk_lookups_total", "counter", "Seen checks that asked the store", seen.disk_lookups);
+  AppendMetric(out, "zcrawl_frontier_seen_filter_false_positives_total", "counter", "Filter said maybe for a new URL", seen.filter_false_positives);
+  AppendMetric(out, "zcrawl_frontier_seen_filter_bytes", "gauge", "Memory of the seen filter", seen_->filter_bytes());
+  AppendMetric(out, "zcrawl_frontier_known_cache_bytes", "gauge", "Memory of the known-URL cache", known_.memory_bytes());
+  AppendMetric(out, "zcrawl_frontier_store_memory_bytes", "gauge", "Memory of the store (cache, memtables, readers)", store_->memory_bytes());
+  AppendMetric(out, "zcrawl_frontier_store_disk_bytes", "gauge", "Bytes of the store on disk", store_->disk_bytes());
+  AppendMetric(out, "zcrawl_frontier_queued_in_ram", "gauge", "Queued URLs held in RAM (queue heads)", scheduler_->loaded_urls());
+  AppendMetric(out, "zcrawl_frontier_queue_refills_total", "counter", "Queue heads loaded from disk", scheduler_->refills());
+  AppendMetric(out, "zcrawl_frontier_state_write_errors_total", "counter", "Failed writes of the crawl state", state_write_errors_);
   AppendMetric(out, "zcrawl_frontier_origins", "gauge", "Origins (politeness slots)", scheduler_->origin_count());
   AppendMetric(out, "zcrawl_frontier_links_reported_total", "counter", "Links reported by fetchers", counters_.links_reported);
   AppendMetric(out, "zcrawl_frontier_links_invalid_total", "counter", "Reported links that did not parse", counters_.links_invalid);
@@ -596,7 +670,7 @@ Status Broker::Run() {
     if (!finished_ && scheduler_->Drained() && pending_admissions_ == 0) {
       finished_ = true;
       shutdown_started_ms_ = now;
-      if (store_) store_->SetMeta("finished", "1");
+      store_->SetMeta("finished", "1");
       CommitState(/*force=*/true);
       LogProgress(true);
       AnnounceShutdown("crawl finished");

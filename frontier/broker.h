@@ -24,8 +24,10 @@
 #include "frontier/link_admitter.h"
 #include "frontier/peer.h"
 #include "frontier/scope_policy.h"
-#include "frontier/state_store.h"
-#include "frontier/visited_set.h"
+#include "frontier/known_url_cache.h"
+#include "frontier/memory_budget.h"
+#include "frontier/seen_set.h"
+#include "frontier/url_store.h"
 
 namespace zcrawl::frontier {
 
@@ -67,6 +69,11 @@ class Broker {
   void DrainAdmissions();
   Status OpenState();
   void RecordParent(const std::optional<ParentOutcome>& parent);
+  // Stages a URL's final state: its seen entry, the deletion of its queue
+  // entry, its origin's counters.
+  void RecordFinal(const std::string& url, uint32_t origin_index, uint64_t seq, UrlState state,
+                   const std::string& reason, uint32_t attempts);
+  void MarkSeen(const std::string& url);
   void CommitState(bool force);
   void AdmitResult(AdmissionResult& result);
   void Dispatch();
@@ -88,13 +95,19 @@ class Broker {
   zmq::socket_t socket_;
 
   std::unique_ptr<ScopePolicy> scope_;
-  VisitedSet visited_;
+  const MemoryBudget budget_;
+  // Declared before what points at it. Always present: without --state it
+  // lives in a temporary folder deleted on exit (one engine, one code path).
+  std::unique_ptr<UrlStore> store_;
+  KnownUrlCache known_;
+  std::unique_ptr<SeenSet> seen_;
   std::unique_ptr<CrawlScheduler> scheduler_;
   std::unique_ptr<AdmissionLimits> limits_;
   std::unique_ptr<LinkAdmitter> admitter_;
   uint64_t pending_admissions_ = 0;
-  std::unique_ptr<StateStore> store_;  // null: memory only
   int64_t last_commit_ms_ = 0;
+  int64_t last_state_error_ms_ = INT64_MIN / 2;
+  uint64_t state_write_errors_ = 0;
   bool already_finished_ = false;
   std::unique_ptr<MetricsServer> metrics_;  // null unless --metrics-port
   int64_t last_metrics_ms_ = 0;

@@ -84,8 +84,11 @@ std::string_view UrlStateName(UrlState state) {
   return "unknown";
 }
 
-CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock)
-    : options_(std::move(options)), clock_(clock), next_lease_id_(RandomLeaseEpoch() + 1) {}
+CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock, UrlStore* store)
+    : options_(std::move(options)),
+      clock_(clock),
+      store_(store),
+      next_lease_id_(RandomLeaseEpoch() + 1) {}
 
 uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
   auto it = slot_by_origin_.find(std::string(origin));
@@ -96,16 +99,117 @@ uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
   slot.delay_ms = options_.delay_ms;
   slot.robots_state = options_.obey_robots ? RobotsState::kNeeded : RobotsState::kNotNeeded;
   slot_by_origin_.emplace(slot.origin, index);
+  MarkDirty(slot, index);
   return index;
+}
+
+void CrawlScheduler::MarkDirty(HostSlot& slot, uint32_t slot_index) {
+  if (slot.dirty) return;
+  slot.dirty = true;
+  dirty_slots_.push_back(slot_index);
+}
+
+void CrawlScheduler::StageDirtyOrigins() {
+  for (uint32_t index : dirty_slots_) {
+    HostSlot& slot = slots_[index];
+    slot.dirty = false;
+    if (!store_) continue;
+    StoredOrigin record;
+    record.id = index;
+    record.origin = slot.origin;
+    record.next_seq = slot.next_seq;
+    record.done = slot.recorded_done;
+    record.failed = slot.recorded_failed;
+    store_->StageOrigin(record);
+  }
+  dirty_slots_.clear();
+}
+
+Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
+  if (origin.id != slots_.size() || slot_by_origin_.count(origin.origin)) {
+    return DataLossError("origin record " + std::to_string(origin.id) + " (" + origin.origin +
+                         ") is out of order or repeated");
+  }
+  const uint32_t index = SlotFor(origin.origin);
+  HostSlot& slot = slots_[index];
+  slot.dirty = false;
+  dirty_slots_.pop_back();
+  slot.next_seq = origin.next_seq;
+  slot.recorded_done = slot.done = origin.done;
+  slot.recorded_failed = slot.failed = origin.failed;
+  slot.backlog = origin.queued();
+  counts_.waiting += slot.backlog;
+  counts_.done += origin.done;
+  counts_.failed += origin.failed;
+  MaybeSchedule(index);
+  return Status::Ok();
+}
+
+void CrawlScheduler::RecordedFinal(uint32_t origin_index, UrlState state) {
+  if (origin_index >= slots_.size()) return;
+  HostSlot& slot = slots_[origin_index];
+  if (state == UrlState::kDone) ++slot.recorded_done;
+  if (state == UrlState::kFailed) ++slot.recorded_failed;
+  MarkDirty(slot, origin_index);
+}
+
+bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
+  if (!slot.waiting.empty()) return true;
+  if (slot.backlog == 0 || store_ == nullptr) return false;
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(options_.head_per_origin, slot.backlog));
+  std::vector<QueuedUrl> loaded;
+  // The queue entries staged since the last write are part of what is to
+  // be read: write them first (with the origin records, so the store stays
+  // consistent at every write).
+  Status s = Status::Ok();
+  if (store_->staged() > 0) {
+    StageDirtyOrigins();
+    s = store_->Write(/*sync=*/false);
+  }
+  if (s.ok()) s = store_->LoadQueue(slot_index, slot.origin, slot.loaded_seq, want, &loaded);
+  if (!s.ok()) {
+    // Try again in a second rather than spinning on a failing disk.
+    ++queue_errors_;
+    spdlog::error("cannot load the queue of {}: {}", slot.origin, s.message());
+    slot.next_fetch_ms = std::max(slot.next_fetch_ms, clock_.NowMs() + 1000);
+    return false;
+  }
+  if (loaded.size() < want) {
+    // The origin record promised more than the disk holds: count them gone
+    // (loudly) rather than wait for them forever.
+    const uint64_t missing = slot.backlog - loaded.size();
+    ++queue_errors_;
+    spdlog::error("queue of {} holds {} fewer URLs than its record says", slot.origin, missing);
+    counts_.waiting -= missing;
+    slot.backlog = loaded.size();
+  }
+  for (QueuedUrl& url : loaded) {
+    slot.loaded_seq = url.seq;
+    slot.waiting.push_back(UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq});
+  }
+  slot.backlog -= loaded.size();
+  loaded_ += loaded.size();
+  ++refills_;
+  return !slot.waiting.empty();
+}
+
+void CrawlScheduler::PopHead(HostSlot& slot) {
+  slot.waiting.pop_front();
+  --loaded_;
+}
+
+void CrawlScheduler::PushHeadFront(HostSlot& slot, UrlRecord record) {
+  slot.waiting.push_front(std::move(record));
+  ++loaded_;
 }
 
 bool CrawlScheduler::HasWork(const HostSlot& slot) const {
   if (slot.in_flight >= options_.per_host) return false;
   switch (slot.robots_state) {
-    case RobotsState::kNeeded: return !slot.waiting.empty();
+    case RobotsState::kNeeded: return slot.waiting_total() > 0;
     case RobotsState::kFetching: return false;
     case RobotsState::kNotNeeded:
-    case RobotsState::kKnown: return !slot.waiting.empty();
+    case RobotsState::kKnown: return slot.waiting_total() > 0;
   }
   return false;
 }
@@ -120,8 +224,22 @@ void CrawlScheduler::MaybeSchedule(uint32_t slot_index) {
 void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t depth,
                              uint32_t attempts) {
   const uint32_t index = SlotFor(origin);
-  slots_[index].waiting.push_back(UrlRecord{std::move(url), index, depth, attempts});
+  HostSlot& slot = slots_[index];
+  UrlRecord record{std::move(url), index, depth, attempts, slot.next_seq++};
+  MarkDirty(slot, index);
   ++counts_.waiting;
+  if (store_) {
+    store_->StageQueued(index, slot.origin, QueuedUrl{record.seq, record.url, depth, attempts});
+    if (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin ||
+        loaded_ >= options_.max_loaded) {
+      ++slot.backlog;  // waits on disk, behind what is there already
+      MaybeSchedule(index);
+      return;
+    }
+  }
+  slot.loaded_seq = record.seq;
+  slot.waiting.push_back(std::move(record));
+  ++loaded_;
   MaybeSchedule(index);
 }
 
@@ -166,19 +284,19 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   } else {
     // Skip (and fail) URLs that robots.txt forbids without spending the
     // politeness slot on them.
-    while (!slot.waiting.empty()) {
+    while (EnsureHead(slot, slot_index)) {
       UrlRecord& front = slot.waiting.front();
       if (slot.robots && !slot.robots->IsAllowed(PathAndQuery(front.url))) {
         --counts_.waiting;
         Fail(front, "robots_disallowed");
-        slot.waiting.pop_front();
+        PopHead(slot);
         continue;
       }
       break;
     }
     if (slot.waiting.empty()) return false;
     lease.record = std::move(slot.waiting.front());
-    slot.waiting.pop_front();
+    PopHead(slot);
     --counts_.waiting;
   }
   const uint64_t id = next_lease_id_++;
@@ -194,11 +312,6 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   leases_.emplace(id, std::move(lease));
   counts_.leased = leases_.size();
   return true;
-}
-
-void CrawlScheduler::RestoreFinished(uint64_t done, uint64_t failed) {
-  counts_.done += done;
-  counts_.failed += failed;
 }
 
 Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchReport& report) {
@@ -220,6 +333,8 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   const uint32_t slot_index = lease.record.origin;
   HostSlot& slot = slots_[slot_index];
   completion.origin = slot.origin;
+  completion.origin_index = slot_index;
+  completion.seq = lease.record.seq;
   if (slot.in_flight > 0) --slot.in_flight;
 
   const bool failed = report.status() != v1::FETCH_STATUS_OK || report.http_status() >= 400;
@@ -228,7 +343,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
     slot.last_failure = (lease.robots_only ? "robots.txt: " : "") + DescribeFailure(report);
   }
   if (lease.robots_only) {
-    ApplyRobots(slot, report, lease.record.attempts + 1, completion);
+    ApplyRobots(slot_index, report, lease.record.attempts + 1, completion);
     MaybeSchedule(slot_index);
     return completion;
   }
@@ -257,8 +372,9 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   return completion;
 }
 
-void CrawlScheduler::ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts,
-                                 Completion& completion) {
+void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& report,
+                                 uint32_t attempts, Completion& completion) {
+  HostSlot& slot = slots_[slot_index];
   const uint32_t http = report.http_status();
   const bool got_response = report.status() == v1::FETCH_STATUS_OK;
   if (got_response && http >= 200 && http < 300) {
@@ -281,7 +397,7 @@ void CrawlScheduler::ApplyRobots(HostSlot& slot, const v1::FetchReport& report, 
                  attempts, slot.last_failure);
     // The reason names the cause: "robots_unavailable: connection_refused".
     const std::string cause = got_response ? "http_" + std::to_string(http) : FetchStatusReason(report);
-    FailAllWaiting(slot, "robots_unavailable: " + cause);
+    FailAllWaiting(slot_index, "robots_unavailable: " + cause);
     return;
   }
   slot.robots_state = RobotsState::kKnown;
@@ -327,10 +443,15 @@ void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason,
   }
 }
 
-void CrawlScheduler::FailAllWaiting(HostSlot& slot, const std::string& reason) {
-  for (const UrlRecord& record : slot.waiting) Fail(record, reason);
-  counts_.waiting -= slot.waiting.size();
-  slot.waiting.clear();
+void CrawlScheduler::FailAllWaiting(uint32_t slot_index, const std::string& reason) {
+  HostSlot& slot = slots_[slot_index];
+  // With a store the queue may be mostly on disk: load it part by part.
+  while (EnsureHead(slot, slot_index)) {
+    for (const UrlRecord& record : slot.waiting) Fail(record, reason);
+    counts_.waiting -= slot.waiting.size();
+    loaded_ -= slot.waiting.size();
+    slot.waiting.clear();
+  }
 }
 
 void CrawlScheduler::PromoteDueRetries() {
@@ -341,7 +462,7 @@ void CrawlScheduler::PromoteDueRetries() {
     auto node = retry_records_.extract(sequence);
     UrlRecord& record = node.mapped();
     const uint32_t index = record.origin;
-    slots_[index].waiting.push_front(std::move(record));  // retries go first
+    PushHeadFront(slots_[index], std::move(record));  // retries go first
     MaybeSchedule(index);
   }
 }
@@ -361,7 +482,7 @@ void CrawlScheduler::ReturnLease(uint64_t lease_id, const std::string& reason, b
   } else if (count_attempt) {
     RetryOrFail(std::move(lease.record), reason, 0);
   } else {
-    slot.waiting.push_front(std::move(lease.record));
+    PushHeadFront(slot, std::move(lease.record));
     ++counts_.waiting;
   }
   MaybeSchedule(slot_index);
@@ -413,7 +534,7 @@ namespace {
 v1::HostQueue HostRow(const HostSlot& slot) {
   v1::HostQueue q;
   q.set_host(slot.origin);
-  q.set_waiting(slot.waiting.size());
+  q.set_waiting(slot.waiting_total());
   q.set_in_flight(slot.in_flight);
   q.set_done(slot.done);
   q.set_failed(slot.failed);
@@ -446,7 +567,7 @@ std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit, bool by_done
   std::partial_sort(order.begin(), order.begin() + n, order.end(),
                     [by_done](const HostSlot* a, const HostSlot* b) {
                       if (by_done) return a->done + a->failed > b->done + b->failed;
-                      return a->waiting.size() + a->in_flight > b->waiting.size() + b->in_flight;
+                      return a->waiting_total() + a->in_flight > b->waiting_total() + b->in_flight;
                     });
   std::vector<v1::HostQueue> out;
   for (size_t i = 0; i < n; ++i) out.push_back(HostRow(*order[i]));

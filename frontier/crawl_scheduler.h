@@ -9,6 +9,12 @@
 // origin URLs leave in admission order (breadth-first). With robots.txt on,
 // an origin's first lease is always its robots.txt.
 //
+// With a UrlStore (the frontier always has one), every admitted URL is also
+// a queue entry on disk and only a bounded head of each origin's queue is in
+// RAM (`head_per_origin`, and `max_loaded` over all origins when URLs are
+// enqueued); the rest is loaded from disk when a head runs dry, in admission
+// order. Without one (unit tests) the whole queue is in RAM.
+//
 // Claiming is decided here, in memory, by the frontier's one broker thread;
 // nothing else reads or writes it, so it has no locks (not thread-safe).
 #pragma once
@@ -26,6 +32,7 @@
 #include "frontier/frontier_options.h"
 #include "frontier/host_slot.h"
 #include "frontier/url_record.h"
+#include "frontier/url_store.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::frontier {
@@ -42,6 +49,10 @@ struct SchedulerOptions {
   // robots.txt is fetched again after this long (RFC 9309 suggests caching
   // at most 24 hours).
   int64_t robots_ttl_ms = 24 * 3600 * 1000;
+  // RAM heads of the disk queues (with a store): URLs loaded per refill, and
+  // the most URLs kept in RAM over all origins when enqueueing.
+  uint32_t head_per_origin = 64;
+  uint64_t max_loaded = 1 << 20;
 };
 
 struct SchedulerCounts {
@@ -59,6 +70,8 @@ struct Completion {
   bool follow_links = false; // true: admit report.links at depth + 1
   uint32_t depth = 0;        // depth of the reported URL
   std::string origin;        // origin of the reported URL
+  uint32_t origin_index = 0; // its slot (= origin id in the store)
+  uint64_t seq = 0;          // its queue entry
   std::string url;
   // kDone or kFailed when the URL reached its final state with this report
   // (the broker records it durably); kWaiting when it will be retried or
@@ -76,12 +89,20 @@ using FinalStateHandler =
 
 class CrawlScheduler {
  public:
-  CrawlScheduler(SchedulerOptions options, const Clock& clock);
+  // `store`: where queues live (null: all in RAM). Not owned.
+  CrawlScheduler(SchedulerOptions options, const Clock& clock, UrlStore* store = nullptr);
 
-  // Adds a URL that the visited set has just admitted.
+  // Adds a URL that the seen set has just admitted (with a store: stages
+  // its queue entry).
   void Enqueue(std::string url, std::string_view origin, uint32_t depth, uint32_t attempts = 0);
-  // Counts of URLs that were final in a resumed crawl.
-  void RestoreFinished(uint64_t done, uint64_t failed);
+  // Re-creates an origin of a resumed crawl; origins come in id order, so
+  // slot index == origin id. Its queued URLs stay on disk until leased.
+  Status RestoreOrigin(const StoredOrigin& origin);
+  // The broker recorded `state` (final) for a URL of this origin in the
+  // store, deleting its queue entry; keeps the origin's record exact.
+  void RecordedFinal(uint32_t origin_index, UrlState state);
+  // Stages the records of origins changed since the last call.
+  void StageDirtyOrigins();
   void set_final_state_handler(FinalStateHandler handler) { on_final_ = std::move(handler); }
 
   // Leases up to `max` ready URLs to `fetcher`.
@@ -123,6 +144,10 @@ class CrawlScheduler {
   // failures; each with its last_failure.
   std::vector<v1::HostQueue> FailingOrigins(size_t limit) const;
   size_t origin_count() const { return slots_.size(); }
+  // URLs of all queue heads in RAM, and how often a head was loaded from disk.
+  uint64_t loaded_urls() const { return loaded_; }
+  uint64_t refills() const { return refills_; }
+  uint64_t queue_errors() const { return queue_errors_; }
 
  private:
   struct ActiveLease {
@@ -155,19 +180,26 @@ class CrawlScheduler {
   // Takes one URL from a ready slot into `out`; false if the slot had none.
   bool LeaseFromSlot(uint32_t slot_index, const std::string& fetcher,
                      std::vector<v1::WorkItem>& out);
-  void ApplyRobots(HostSlot& slot, const v1::FetchReport& report, uint32_t attempts,
+  // Loads the next part of a slot's queue from disk if its head is empty;
+  // false if nothing is left.
+  bool EnsureHead(HostSlot& slot, uint32_t slot_index);
+  void PopHead(HostSlot& slot);
+  void PushHeadFront(HostSlot& slot, UrlRecord record);
+  void MarkDirty(HostSlot& slot, uint32_t slot_index);
+  void ApplyRobots(uint32_t slot_index, const v1::FetchReport& report, uint32_t attempts,
                    Completion& completion);
   // `completion`: set when called for a report (the broker records the
   // final state itself); else the final state goes to on_final_.
   void RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms,
                    Completion* completion = nullptr);
   void Fail(const UrlRecord& record, const std::string& reason, Completion* completion = nullptr);
-  void FailAllWaiting(HostSlot& slot, const std::string& reason);
+  void FailAllWaiting(uint32_t slot_index, const std::string& reason);
   void ReturnLease(uint64_t lease_id, const std::string& reason, bool count_attempt);
   int64_t BackoffMs(uint32_t attempts) const;
 
   const SchedulerOptions options_;
   const Clock& clock_;
+  UrlStore* store_;
 
   std::vector<HostSlot> slots_;
   std::unordered_map<std::string, uint32_t> slot_by_origin_;
@@ -182,6 +214,10 @@ class CrawlScheduler {
   std::unordered_map<uint64_t, UrlRecord> retry_records_;  // by RetryEntry::sequence
 
   FinalStateHandler on_final_;
+  std::vector<uint32_t> dirty_slots_;
+  uint64_t loaded_ = 0;
+  uint64_t refills_ = 0;
+  uint64_t queue_errors_ = 0;
   SchedulerCounts counts_;
   std::map<std::string, uint64_t> failure_reasons_;
   std::map<std::string, uint64_t> status_classes_;

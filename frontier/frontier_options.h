@@ -77,8 +77,9 @@ struct FrontierOptions {
   int64_t shutdown_grace_ms = 3000;
 
   // --- Durable state ---
-  // Folder of the SQLite state (frontier.sqlite). Empty: memory only, and a
-  // killed frontier loses the crawl. ./run crawl passes OUT/.zcrawl.
+  // Folder of the durable state (frontier.db, a RocksDB database: see
+  // url_store.h). Empty: not saved (the same store in a temporary folder),
+  // and a killed frontier loses the crawl. ./run crawl passes OUT/.zcrawl.
   std::string state_dir;
   // Delete existing state and start over.
   bool fresh = false;
@@ -87,11 +88,14 @@ struct FrontierOptions {
   int64_t commit_interval_ms = 200;
 
   // --- Threads ---
-  // Threads that normalise, scope-check and de-duplicate reported links,
-  // sharing the visited set.
+  // Threads that normalise, scope-check and fingerprint reported links,
+  // sharing the known-URL cache.
   uint32_t link_threads = 2;
-  // Expected number of URLs, to size the Bloom filter up front.
-  uint64_t expected_urls = 1'000'000;
+  // RAM the frontier's URL structures may use, whatever the number of known
+  // URLs (split in memory_budget.h); everything else is on disk. 512 MB
+  // fits beside a desktop's other work and holds ~2 x 10^8 URLs at a ~1%
+  // seen-filter rate; beyond that seen checks cost more disk lookups.
+  uint64_t memory_mb = 512;
 
   // Prometheus metrics over HTTP on this port (0: off), bound to
   // metrics_bind; keep it on loopback unless a scraper elsewhere needs it.

@@ -52,7 +52,9 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str()->check(CLI::Range(1u, 1000u));
   d.Option("--link-threads", o.link_threads, "Threads admitting reported links")
       ->capture_default_str()->check(CLI::Range(1u, 64u));
-  d.Option("--expected-urls", o.expected_urls, "Sizes the Bloom filter")->capture_default_str();
+  d.Option("--memory-mb", o.memory_mb,
+           "RAM for the frontier's URL structures, whatever the crawl's size (min 16)")
+      ->capture_default_str()->check(CLI::Range(uint64_t{16}, uint64_t{1} << 24));
   d.Option("--state", o.state_dir, "Folder for durable state (empty: memory only)");
   d.Flag("--fresh", o.fresh, "Discard saved state and start over");
   d.Option("--commit-interval-ms", o.commit_interval_ms, "Most ms between group commits")

@@ -24,7 +24,19 @@ enum class RobotsState : uint8_t {
 
 struct HostSlot {
   std::string origin;              // "https://example.com" or with ":port"
-  std::deque<UrlRecord> waiting;   // breadth-first: admitted order
+  // The head of this origin's queue, in RAM, breadth-first (admitted
+  // order); with a UrlStore the rest (`backlog` URLs after `loaded_seq`)
+  // waits on disk and is loaded when the head runs dry.
+  std::deque<UrlRecord> waiting;
+  uint64_t backlog = 0;            // waiting URLs on disk only
+  uint64_t loaded_seq = 0;         // every seq <= this is in RAM or leased or final
+  uint64_t next_seq = 1;           // seq of the next admitted URL
+  // Final states the broker has recorded in the store (with the queue
+  // entry's deletion): next_seq - 1 - recorded_done - recorded_failed is
+  // exactly the number of queue entries on disk.
+  uint64_t recorded_done = 0;
+  uint64_t recorded_failed = 0;
+  bool dirty = false;              // origin record changed since last staged
   uint32_t in_flight = 0;          // leased URLs of this origin
   int64_t next_fetch_ms = 0;       // earliest start of the next request
   int64_t delay_ms = 0;            // politeness delay, >= the global one
@@ -33,6 +45,7 @@ struct HostSlot {
   int64_t robots_fetched_ms = 0;   // when the rules were last learned
   std::optional<RobotsRules> robots;
   bool in_ready_heap = false;      // at most one heap entry per slot
+  uint64_t waiting_total() const { return waiting.size() + backlog; }
   uint64_t done = 0;               // for status and the summary
   uint64_t failed = 0;
   // The latest failed fetch of this origin (robots.txt or a page), its

@@ -2,10 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "frontier/url_fingerprint.h"
+
 namespace zcrawl::frontier {
 
-LinkAdmitter::LinkAdmitter(const ScopePolicy& scope, VisitedSet& visited, uint32_t threads)
-    : scope_(scope), visited_(visited), jobs_(1024) {
+LinkAdmitter::LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, uint32_t threads)
+    : scope_(scope), known_(known), jobs_(1024) {
   if (threads == 0) threads = 1;
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
@@ -48,11 +50,12 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
       ++result.out_of_scope;
       continue;
     }
-    if (!visited_.InsertIfNew(url.href())) {
+    const uint64_t fingerprint = UrlFingerprint(url.href());
+    if (known_.Contains(fingerprint)) {
       ++result.duplicates;
       continue;
     }
-    result.admitted.push_back(AdmittedUrl{url.href(), url.origin_key(), job.depth});
+    result.candidates.push_back(CandidateUrl{url.href(), url.origin_key(), job.depth, fingerprint});
   }
   return result;
 }

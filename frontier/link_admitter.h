@@ -1,8 +1,10 @@
 // LinkAdmitter: the frontier's link threads. The broker hands them the links
 // of each fetch report; they parse and normalise each link (WHATWG URL rules,
-// fragment dropped), apply the ScopePolicy, and keep the ones the shared
-// VisitedSet has never seen. Results go back to the broker through a
-// NotifyingQueue it polls next to its socket.
+// fragment dropped), apply the ScopePolicy, fingerprint it, and drop the ones
+// the shared KnownUrlCache knows. The rest are candidates: the broker's
+// SeenSet decides exactly which are new (one thread decides, so two reports
+// of one new URL can never both admit it). Results go back to the broker
+// through a NotifyingQueue it polls next to its socket.
 //
 // Thread-safety: Submit and Stop from the broker thread only; results() is
 // drained by the broker. Admit() is a synchronous variant (seeds, tests),
@@ -19,7 +21,7 @@
 #include "common/notifying_queue.h"
 #include "frontier/scope_policy.h"
 #include "frontier/url_record.h"
-#include "frontier/visited_set.h"
+#include "frontier/known_url_cache.h"
 
 namespace zcrawl::frontier {
 
@@ -28,6 +30,8 @@ namespace zcrawl::frontier {
 // parent final while losing its children.
 struct ParentOutcome {
   std::string url;
+  uint32_t origin_index = 0;  // its slot and queue entry
+  uint64_t seq = 0;
   UrlState state = UrlState::kDone;
   std::string reason;
   uint32_t attempts = 0;
@@ -39,23 +43,24 @@ struct AdmissionJob {
   std::optional<ParentOutcome> parent;
 };
 
-struct AdmittedUrl {
+struct CandidateUrl {
   std::string url;     // normalised
   std::string origin;  // politeness key
   uint32_t depth = 0;
+  uint64_t fingerprint = 0;  // UrlFingerprint(url)
 };
 
 struct AdmissionResult {
-  std::vector<AdmittedUrl> admitted;
+  std::vector<CandidateUrl> candidates;  // in scope, not in the cache
   uint64_t invalid = 0;       // did not parse
   uint64_t out_of_scope = 0;
-  uint64_t duplicates = 0;    // already in the visited set
+  uint64_t duplicates = 0;    // known to the KnownUrlCache
   std::optional<ParentOutcome> parent;  // passed through from the job
 };
 
 class LinkAdmitter {
  public:
-  LinkAdmitter(const ScopePolicy& scope, VisitedSet& visited, uint32_t threads);
+  LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, uint32_t threads);
   ~LinkAdmitter();
   LinkAdmitter(const LinkAdmitter&) = delete;
   LinkAdmitter& operator=(const LinkAdmitter&) = delete;
@@ -73,7 +78,7 @@ class LinkAdmitter {
   void Run();
 
   const ScopePolicy& scope_;
-  VisitedSet& visited_;
+  const KnownUrlCache& known_;
   BoundedQueue<AdmissionJob> jobs_;
   NotifyingQueue<AdmissionResult> results_;
   std::vector<std::thread> threads_;

@@ -23,6 +23,7 @@ struct UrlRecord {
   uint32_t origin = 0;   // index of its HostSlot
   uint32_t depth = 0;    // hops from a seed
   uint32_t attempts = 0; // fetch attempts already made
+  uint64_t seq = 0;      // place in its origin's queue (UrlStore key); 0: none
 };
 
 }  // namespace zcrawl::frontier

@@ -10,6 +10,13 @@ const std::set<std::string>& SharedSettingNames() {
   return kShared;
 }
 
+// A budget of one process's resources names its process on the launcher,
+// even when no other component has the setting: "--frontier-memory-mb".
+const std::set<std::string>& ProcessBudgetNames() {
+  static const std::set<std::string> kBudgets = {"--memory-mb"};
+  return kBudgets;
+}
+
 std::vector<std::string> ForwardedSettings::ArgsFor(const std::string& component) const {
   std::vector<std::string> args;
   for (const Entry& e : entries_) {
@@ -53,7 +60,9 @@ SettingRoute ComponentSettings::RouteOf(const std::string& name) const {
 std::string ComponentSettings::NameFor(const std::string& name) {
   if (RouteOf(name) == SettingRoute::kWithheld) return "";
   if (SharedSettingNames().count(name)) return name;  // joins an earlier one
-  if (app().get_option_no_throw(name) != nullptr) return "--" + component_ + "-" + name.substr(2);
+  if (ProcessBudgetNames().count(name) || app().get_option_no_throw(name) != nullptr) {
+    return "--" + component_ + "-" + name.substr(2);
+  }
   return name;
 }
 

@@ -12,6 +12,8 @@
 //  - any other name a component declared before is prefixed with the later
 //    component ("--metrics-port" is the frontier's, "--writer-metrics-port"
 //    the writer's);
+//  - a budget of one process's resources is always prefixed with its
+//    component ("--frontier-memory-mb");
 //  - endpoints, state paths and security keys are the launcher's business
 //    (everything runs on 127.0.0.1): withheld, or declared but "managed",
 //    i.e. read by the launcher and passed on by it (the writer's --out).

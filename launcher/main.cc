@@ -80,7 +80,7 @@ class Launcher {
       for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
         std::filesystem::remove_all(entry.path(), ec);
       }
-    } else if (std::filesystem::exists(state_dir + "/frontier.sqlite")) {
+    } else if (std::filesystem::exists(state_dir + "/frontier.db/CURRENT")) {
       Say("crawl: resuming the crawl saved in %s\n", out_dir.c_str());
     }
     summary_file_ = state_dir + "/summary.json";

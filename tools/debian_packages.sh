@@ -14,13 +14,13 @@ BUILD_PACKAGES=(
   libzmq3-dev cppzmq-dev libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libgumbo-dev libmodest-dev libidn2-dev
   libspdlog-dev libcli11-dev libssl-dev zlib1g-dev libdeflate-dev libisal-dev
-  libjemalloc-dev libsqlite3-dev nlohmann-json3-dev
+  libjemalloc-dev librocksdb-dev nlohmann-json3-dev
 )
-# sqlite3: the e2e tests read the frontier's state; python3-*: the warc
+# libsqlite3-dev, sqlite3: the replacement writer's test reads its SQLite output; python3-*: the warc
 # checker and the replacement writer; nginx + openssl: the HTTPS tests (a CA
 # made per test, HTTP/2 and HTTP/1.1); iproute2: the network-namespace tests.
 TEST_PACKAGES=(
-  libgtest-dev sqlite3 python3 python3-zmq python3-protobuf
+  libgtest-dev libsqlite3-dev sqlite3 python3 python3-zmq python3-protobuf
   nginx openssl iproute2
 )
 BENCH_PACKAGES=(

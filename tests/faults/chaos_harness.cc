@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,6 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include "frontier/url_fingerprint.h"
+#include "frontier/url_store.h"
 #include "tests/faults/fault_support.h"
 #include "tests/support/crawl_output.h"
 #include "tests/support/generated_site.h"
@@ -52,29 +53,19 @@ std::vector<double> KillMoments(int kills, std::mt19937& random) {
   return moments;
 }
 
-// url -> state of every row of OUT/.zcrawl/frontier.sqlite.
-std::string ReadUrlStates(const std::string& path, std::map<std::string, int>* states) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    std::string error = db ? sqlite3_errmsg(db) : "cannot open";
-    sqlite3_close(db);
-    return path + ": " + error;
-  }
-  sqlite3_stmt* statement = nullptr;
-  std::string error;
-  if (sqlite3_prepare_v2(db, "SELECT url, state FROM urls", -1, &statement, nullptr) != SQLITE_OK) {
-    error = path + ": " + sqlite3_errmsg(db);
-  } else {
-    int rc;
-    while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-      const auto* url = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
-      (*states)[url ? url : ""] = sqlite3_column_int(statement, 1);
-    }
-    if (rc != SQLITE_DONE) error = path + ": " + sqlite3_errmsg(db);
-  }
-  sqlite3_finalize(statement);
-  sqlite3_close(db);
-  return error;
+// fingerprint -> state of every seen URL in the frontier's store
+// (OUT/.zcrawl/frontier.db), read after the crawl has exited.
+std::string ReadUrlStates(const std::string& state_dir, std::map<uint64_t, int>* states) {
+  zcrawl::frontier::UrlStoreOptions options;
+  options.dir = state_dir;
+  options.read_only = true;
+  auto store = zcrawl::frontier::UrlStore::Open(options);
+  if (!store.ok()) return store.status().message();
+  zcrawl::Status s = (*store)->ForEachSeen([&](const zcrawl::frontier::SeenEntry& entry) {
+    (*states)[entry.fingerprint] = static_cast<int>(entry.state);
+    return true;
+  });
+  return s.ok() ? "" : s.message();
 }
 
 std::string Tail(const std::string& text, size_t bytes) {
@@ -210,11 +201,11 @@ ChaosReport ChaosCrawl::Run() {
     }
   }
 
-  std::map<std::string, int> states;
-  report.db_error = ReadUrlStates(report.out_dir + "/.zcrawl/frontier.sqlite", &states);
-  for (const auto& [url, state] : states) ++report.db_states[state];
+  std::map<uint64_t, int> states;
+  report.db_error = ReadUrlStates(report.out_dir + "/.zcrawl", &states);
+  for (const auto& [fingerprint, state] : states) ++report.db_states[state];
   for (const auto& url : ok) {
-    auto it = states.find(url);
+    auto it = states.find(zcrawl::frontier::UrlFingerprint(url));
     if (it == states.end() || it->second != 2) ++report.db_ok_not_done;
   }
   return report;

@@ -73,18 +73,13 @@ TEST(AdmissionLimitsTest, ARefusedUrlCountsAgainstNoCap) {
   EXPECT_EQ(limits.admitted(), 3u);
 }
 
-TEST(AdmissionLimitsTest, RestoredUrlsCountAgainstTheCapsOfTheResumedCrawl) {
+TEST(AdmissionLimitsTest, RestoredOriginsCountAgainstTheCapsOfTheResumedCrawl) {
   AdmissionLimits limits(Caps(4, 2, 1));
-  limits.Restore("http://h/a?x=1", "http://h");
-  limits.Restore("http://h/b", "http://h");
-  limits.Restore("http://h/c", "http://h");  // over the host cap: restored anyway
+  limits.RestoreOrigin("http://h", 3);  // over the host cap: restored anyway
   EXPECT_EQ(limits.admitted(), 3u);
   EXPECT_EQ(limits.Admit("http://h/d", "http://h"), "max_pages_per_host");
   EXPECT_EQ(limits.Admit("http://g/a?x=2", "http://g"), "");
   EXPECT_EQ(limits.Admit("http://g/z", "http://g"), "max_pages");
-  AdmissionLimits variants(Caps(0, 0, 1));
-  variants.Restore("http://h/a?x=1", "http://h");
-  EXPECT_EQ(variants.Admit("http://h/a?x=2", "http://h"), "query_variants");
 }
 
 TEST(AdmissionLimitsTest, QueryCapAboveTheCounterWidthIsClampedAndCountsSaturate) {

@@ -1,0 +1,58 @@
+#include "frontier/known_url_cache.h"
+
+#include <algorithm>
+#include <mutex>
+#include <shared_mutex>
+
+namespace zcrawl::frontier {
+namespace {
+
+// A FingerprintTable holds at most 18.8 bytes per entry while it grows
+// (old and new arrays, see fingerprint_table.h): two generations of this
+// many entries stay within max_bytes.
+constexpr uint64_t kWorstBytesPerEntry = 19;
+
+}  // namespace
+
+KnownUrlCache::KnownUrlCache(uint64_t max_bytes)
+    : entries_per_generation_(std::max<uint64_t>(max_bytes / 2 / kWorstBytesPerEntry, 1024)),
+      current_(std::make_unique<FingerprintTable>()),
+      older_(std::make_unique<FingerprintTable>()) {}
+
+bool KnownUrlCache::Contains(uint64_t fingerprint) const {
+  std::shared_lock<WriterPreferringRwLock> guard(lock_);
+  return current_->Contains(fingerprint) || older_->Contains(fingerprint);
+}
+
+void KnownUrlCache::Insert(const std::vector<uint64_t>& fingerprints) {
+  if (fingerprints.empty()) return;
+  std::unique_lock<WriterPreferringRwLock> guard(lock_);
+  for (uint64_t fingerprint : fingerprints) InsertLocked(fingerprint);
+}
+
+void KnownUrlCache::InsertLocked(uint64_t fingerprint) {
+  if (current_->Contains(fingerprint)) return;
+  if (current_->size() >= entries_per_generation_) {
+    older_ = std::move(current_);
+    current_ = std::make_unique<FingerprintTable>();
+    ++rotations_;
+  }
+  current_->Insert(fingerprint);
+}
+
+uint64_t KnownUrlCache::size() const {
+  std::shared_lock<WriterPreferringRwLock> guard(lock_);
+  return current_->size() + older_->size();
+}
+
+uint64_t KnownUrlCache::memory_bytes() const {
+  std::shared_lock<WriterPreferringRwLock> guard(lock_);
+  return current_->memory_bytes() + older_->memory_bytes();
+}
+
+uint64_t KnownUrlCache::rotations() const {
+  std::shared_lock<WriterPreferringRwLock> guard(lock_);
+  return rotations_;
+}
+
+}  // namespace zcrawl::frontier

@@ -1,0 +1,52 @@
+// KnownUrlCache: a bounded, exact cache of fingerprints of URLs the crawl
+// already knows: the ones admitted lately and the ones the seen set last
+// confirmed on disk. Shared by the link threads, which drop a link found
+// here without asking the broker (most links on a page point at pages the
+// crawl knows: popular pages, the site's navigation), and the broker, which
+// inserts.
+//
+// The reader-writer pattern of the frontier: lookups from every link thread
+// take the lock shared, the broker's inserts exclusive, through a
+// WriterPreferringRwLock so the broker is never starved by a stream of
+// lookups. Membership is exact (a fingerprint here is known), absence means
+// nothing: the SeenSet decides.
+//
+// Bounded: two generations of FingerprintTable; when the current one
+// reaches its share of the budget the older is dropped and the current
+// becomes the older, so recently used fingerprints stay (a cheap LRU).
+//
+// Thread-safety: all methods from any thread; the lock is never held
+// across I/O.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/rw_lock.h"
+#include "frontier/fingerprint_table.h"
+
+namespace zcrawl::frontier {
+
+class KnownUrlCache {
+ public:
+  explicit KnownUrlCache(uint64_t max_bytes);
+
+  bool Contains(uint64_t fingerprint) const;
+  void Insert(const std::vector<uint64_t>& fingerprints);
+
+  uint64_t size() const;
+  uint64_t memory_bytes() const;
+  uint64_t rotations() const;
+
+ private:
+  void InsertLocked(uint64_t fingerprint);
+
+  const uint64_t entries_per_generation_;
+  mutable WriterPreferringRwLock lock_;
+  std::unique_ptr<FingerprintTable> current_;  // guarded by lock_
+  std::unique_ptr<FingerprintTable> older_;    // guarded by lock_
+  uint64_t rotations_ = 0;                     // guarded by lock_
+};
+
+}  // namespace zcrawl::frontier

@@ -1,0 +1,160 @@
+// UrlStore: the frontier's durable memory, one embedded RocksDB database in
+// STATE/frontier.db. Everything that grows with the crawl lives here, so the
+// frontier's RAM stays within its budget whatever the number of known URLs:
+//
+//   column family  key                          value
+//   seen           fingerprint (8 bytes, BE)    state byte [+ attempts, reason, URL if failed]
+//   queue          origin id (4) + seq (8)      depth, attempts, URL (minus its origin)
+//   origins        origin id (4)                origin, next seq, done, failed
+//   default        meta key (text)              meta value (created_at_ms, seeds, finished)
+//
+// `seen` is the exact seen set and the per-URL state in one: a key per URL
+// ever admitted. A done URL keeps only its fingerprint and state (its page is
+// in the writer's output); a failed one keeps its URL and reason, which an
+// operator wants listed. `queue` holds every admitted URL that is not final
+// yet (waiting, leased, or waiting for a retry), per origin in admission
+// order, so a host's queue is one prefix scan. An origin's waiting count is
+// derived (next seq - 1 - done - failed), so resuming reads the `origins`
+// family only, never a scan of the URLs.
+//
+// Durability: changes are staged in a WriteBatch and applied by Write() in
+// order; a crash recovers a prefix of the writes (RocksDB's WAL point-in-time
+// recovery), which keeps the broker's rule that a parent's final state is
+// recorded only after its links were admitted. Write(sync=true) also fsyncs
+// the WAL: the group commit.
+//
+// Not thread-safe: owned by the broker thread (the read-only dump may run in
+// another process).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "common/status.h"
+#include "frontier/url_record.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+class Cache;
+class WriteBatch;
+class WriteBufferManager;
+}  // namespace rocksdb
+
+namespace zcrawl::frontier {
+
+// What `seen` records per URL. kWaiting covers leased and retrying too: a
+// lease is not recorded (after a crash every URL not final is waiting).
+// kRefused: seen but over an admission limit, never fetched.
+enum class SeenState : uint8_t { kWaiting = 0, kDone = 2, kFailed = 3, kRefused = 4 };
+
+struct StoredOrigin {
+  uint32_t id = 0;
+  std::string origin;
+  uint64_t next_seq = 1;  // the seq the next admitted URL of it gets
+  uint64_t done = 0;
+  uint64_t failed = 0;
+  uint64_t queued() const { return next_seq - 1 - done - failed; }
+};
+
+struct QueuedUrl {
+  uint64_t seq = 0;
+  std::string url;
+  uint32_t depth = 0;
+  uint32_t attempts = 0;
+};
+
+struct SeenEntry {
+  uint64_t fingerprint = 0;
+  SeenState state = SeenState::kWaiting;
+  uint32_t attempts = 0;
+  std::string reason;  // failed only
+  std::string url;     // failed only
+};
+
+struct UrlStoreOptions {
+  std::string dir;           // the state folder; the database is DIR/frontier.db
+  bool fresh = false;        // delete an existing database first
+  bool read_only = false;    // inspect a stopped crawl's state
+  bool temporary = false;    // memory-only crawl: no WAL, no fsync, deleted on close
+  uint64_t cache_bytes = 64 << 20;  // block cache, memtables charged to it
+  // How long to wait for another process holding the database to let go.
+  int64_t lock_wait_ms = 15000;
+};
+
+class UrlStore {
+ public:
+  static Result<std::unique_ptr<UrlStore>> Open(const UrlStoreOptions& options);
+  ~UrlStore();
+  UrlStore(const UrlStore&) = delete;
+  UrlStore& operator=(const UrlStore&) = delete;
+
+  // True if the database held a crawl when opened.
+  bool resumed() const { return resumed_; }
+  const std::string& path() const { return path_; }
+
+  // --- seen set ---
+  // For each fingerprint, whether it is stored or staged (one batched
+  // multi-get for all of them; staged ones never reach the disk).
+  void Contains(const std::vector<uint64_t>& fingerprints, std::vector<bool>* present);
+  void StageSeen(const SeenEntry& entry);
+
+  // --- per-origin queues ---
+  void StageQueued(uint32_t origin_id, std::string_view origin, const QueuedUrl& url);
+  void StageDequeued(uint32_t origin_id, uint64_t seq);
+  // Up to `max` queued URLs of an origin with seq > after_seq, in seq order.
+  Status LoadQueue(uint32_t origin_id, std::string_view origin, uint64_t after_seq, size_t max,
+                   std::vector<QueuedUrl>* out);
+
+  // --- origins ---
+  void StageOrigin(const StoredOrigin& origin);
+  // Every origin, in id order.
+  Status LoadOrigins(const std::function<void(StoredOrigin&&)>& visit);
+
+  // --- meta ---
+  void SetMeta(const std::string& key, const std::string& value);
+  std::string GetMeta(const std::string& key);
+
+  // Applies everything staged, in order, atomically; `sync` also fsyncs
+  // the WAL. On error the staged changes are kept and the next Write
+  // retries them.
+  Status Write(bool sync);
+  size_t staged() const { return staged_count_; }
+
+  // Every seen entry (for inspection and tests), in fingerprint order.
+  Status ForEachSeen(const std::function<bool(const SeenEntry&)>& visit);  // false: stop
+  // Safe to call from another thread while the owner writes (RocksDB's
+  // iterator reads a snapshot); nothing else is.
+
+  // Bytes of the database on disk (SST files and WAL).
+  uint64_t disk_bytes() const;
+  // Bytes of RAM the engine holds (block cache incl. memtables, table readers).
+  uint64_t memory_bytes() const;
+  uint64_t writes() const { return writes_; }
+  uint64_t disk_lookups() const { return disk_lookups_; }
+
+ private:
+  UrlStore() = default;
+
+  std::string dir_;
+  std::string path_;
+  bool temporary_ = false;
+  bool unsynced_ = false;  // written since the last fsync
+  bool resumed_ = false;
+  std::shared_ptr<rocksdb::Cache> cache_;
+  std::shared_ptr<rocksdb::WriteBufferManager> write_buffers_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, seen, queue, origins
+  std::unique_ptr<rocksdb::WriteBatch> batch_;
+  std::unordered_set<uint64_t> staged_seen_;  // fingerprints in batch_
+  size_t staged_count_ = 0;
+  uint64_t writes_ = 0;
+  uint64_t disk_lookups_ = 0;
+};
+
+}  // namespace zcrawl::frontier

@@ -1,0 +1,193 @@
+// UrlStore: the frontier's RocksDB state. Round trips of every family,
+// reopening, and clear refusals of damaged or foreign state.
+#include "frontier/url_store.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+#include <fstream>
+
+#include "tests/support/test_process.h"
+
+namespace zcrawl::frontier {
+namespace {
+
+using zcrawl::testing::MakeTempDir;
+
+std::unique_ptr<UrlStore> OpenOrDie(const std::string& dir, bool fresh = false) {
+  UrlStoreOptions options;
+  options.dir = dir;
+  options.fresh = fresh;
+  auto store = UrlStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+TEST(UrlStoreTest, QueuesSeenEntriesOriginsAndMetaSurviveReopening) {
+  const std::string dir = MakeTempDir("url_store");
+  {
+    auto store = OpenOrDie(dir);
+    ASSERT_TRUE(store);
+    EXPECT_FALSE(store->resumed());
+    store->SetMeta("created_at_ms", "1");
+    store->StageSeen({11, SeenState::kWaiting, 0, {}, {}});
+    store->StageSeen({12, SeenState::kFailed, 3, "http_404", "http://a.test/gone"});
+    store->StageQueued(0, "http://a.test", {1, "http://a.test/x", 2, 0});
+    store->StageQueued(0, "http://a.test", {2, "http://b.test/elsewhere", 1, 1});
+    store->StageQueued(1, "http://c.test", {1, "http://c.test/", 0, 0});
+    store->StageOrigin({0, "http://a.test", 3, 0, 0});
+    store->StageOrigin({1, "http://c.test", 2, 0, 0});
+    std::vector<bool> present;
+    store->Contains({11, 13}, &present);  // staged counts as present
+    EXPECT_EQ(present, (std::vector<bool>{true, false}));
+    ASSERT_TRUE(store->Write(/*sync=*/true).ok());
+    EXPECT_EQ(store->staged(), 0u);
+  }
+  auto store = OpenOrDie(dir);
+  ASSERT_TRUE(store);
+  EXPECT_TRUE(store->resumed());
+  std::vector<bool> present;
+  store->Contains({12, 11, 99}, &present);
+  EXPECT_EQ(present, (std::vector<bool>{true, true, false}));
+  std::vector<QueuedUrl> queue;
+  ASSERT_TRUE(store->LoadQueue(0, "http://a.test", 0, 10, &queue).ok());
+  ASSERT_EQ(queue.size(), 2u);
+  EXPECT_EQ(queue[0].url, "http://a.test/x");
+  EXPECT_EQ(queue[0].depth, 2u);
+  EXPECT_EQ(queue[1].url, "http://b.test/elsewhere");  // not under its origin: kept whole
+  EXPECT_EQ(queue[1].attempts, 1u);
+  queue.clear();
+  ASSERT_TRUE(store->LoadQueue(0, "http://a.test", 1, 10, &queue).ok());  // after seq 1
+  ASSERT_EQ(queue.size(), 1u);
+  EXPECT_EQ(queue[0].seq, 2u);
+  std::vector<StoredOrigin> origins;
+  ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& o) { origins.push_back(o); }).ok());
+  ASSERT_EQ(origins.size(), 2u);
+  EXPECT_EQ(origins[1].origin, "http://c.test");
+  EXPECT_EQ(origins[0].queued(), 2u);
+  std::vector<SeenEntry> seen;
+  ASSERT_TRUE(store->ForEachSeen([&](const SeenEntry& e) { seen.push_back(e); return true; }).ok());
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].reason, "http_404");
+  EXPECT_EQ(seen[1].url, "http://a.test/gone");
+  EXPECT_EQ(seen[1].attempts, 3u);
+}
+
+TEST(UrlStoreTest, DequeuedEntriesAreGoneAndQueuesStayApart) {
+  const std::string dir = MakeTempDir("url_store_dequeue");
+  auto store = OpenOrDie(dir);
+  ASSERT_TRUE(store);
+  for (uint64_t seq = 1; seq <= 100; ++seq) {
+    store->StageQueued(7, "http://a.test", {seq, "http://a.test/" + std::to_string(seq), 0, 0});
+    store->StageQueued(8, "http://b.test", {seq, "http://b.test/" + std::to_string(seq), 0, 0});
+  }
+  ASSERT_TRUE(store->Write(false).ok());
+  for (uint64_t seq = 1; seq <= 50; ++seq) store->StageDequeued(7, seq);
+  ASSERT_TRUE(store->Write(false).ok());
+  std::vector<QueuedUrl> queue;
+  ASSERT_TRUE(store->LoadQueue(7, "http://a.test", 0, 1000, &queue).ok());
+  ASSERT_EQ(queue.size(), 50u);  // the other origin's entries never leak in
+  EXPECT_EQ(queue.front().seq, 51u);
+  EXPECT_EQ(queue.back().url, "http://a.test/100");
+}
+
+TEST(UrlStoreTest, AnOlderSqliteStateIsRefusedByName) {
+  const std::string dir = MakeTempDir("url_store_legacy");
+  std::ofstream(dir + "/frontier.sqlite") << "SQLite format 3";
+  UrlStoreOptions options;
+  options.dir = dir;
+  auto store = UrlStore::Open(options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find(dir + "/frontier.sqlite"), std::string::npos)
+      << store.status().message();
+  options.fresh = true;  // --fresh starts over
+  EXPECT_TRUE(UrlStore::Open(options).ok());
+}
+
+TEST(UrlStoreTest, AMissingOrCorruptedDatabaseIsAClearErrorNotAFreshStart) {
+  const std::string dir = MakeTempDir("url_store_damage");
+  {
+    auto store = OpenOrDie(dir);
+    ASSERT_TRUE(store);
+    store->SetMeta("created_at_ms", "1");
+    for (uint64_t i = 1; i <= 20000; ++i) store->StageSeen({i * 7919, SeenState::kDone, 0, {}, {}});
+    ASSERT_TRUE(store->Write(true).ok());
+  }
+  // CURRENT names the live manifest; without it RocksDB would start empty.
+  const std::string current = dir + "/frontier.db/CURRENT";
+  std::filesystem::rename(current, current + ".moved");
+  UrlStoreOptions options;
+  options.dir = dir;
+  auto missing = UrlStore::Open(options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find(current), std::string::npos) << missing.status().message();
+  std::filesystem::rename(current + ".moved", current);
+
+  // Garbage over the manifest: refused, naming the database.
+  std::string manifest;
+  std::getline(std::ifstream(current), manifest);
+  const std::string manifest_path = dir + "/frontier.db/" + manifest;
+  ASSERT_TRUE(std::filesystem::exists(manifest_path)) << manifest_path;
+  {
+    std::fstream f(manifest_path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(0);
+    f << std::string(64, '\xff');
+  }
+  auto corrupted = UrlStore::Open(options);
+  ASSERT_FALSE(corrupted.ok());
+  EXPECT_NE(corrupted.status().message().find(dir + "/frontier.db"), std::string::npos)
+      << corrupted.status().message();
+}
+
+TEST(UrlStoreTest, ASecondFrontierOnTheSameStateWaitsThenIsRefused) {
+  const std::string dir = MakeTempDir("url_store_lock");
+  auto first = OpenOrDie(dir);
+  ASSERT_TRUE(first);
+  UrlStoreOptions options;
+  options.dir = dir;
+  options.lock_wait_ms = 300;
+  const auto start = std::chrono::steady_clock::now();
+  auto second = UrlStore::Open(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
+  EXPECT_NE(second.status().message().find("in use by another frontier"), std::string::npos)
+      << second.status().message();
+  // Once the first lets go, the wait ends in success.
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    first.reset();
+  });
+  options.lock_wait_ms = 5000;
+  auto third = UrlStore::Open(options);
+  release.join();
+  EXPECT_TRUE(third.ok()) << third.status().message();
+}
+
+TEST(UrlStoreTest, ReadOnlyOpenOfNoStateSaysSo) {
+  UrlStoreOptions options;
+  options.dir = MakeTempDir("url_store_none");
+  options.read_only = true;
+  auto store = UrlStore::Open(options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("no crawl state"), std::string::npos);
+}
+
+TEST(UrlStoreTest, ATemporaryStoreDeletesItsFolder) {
+  const std::string dir = MakeTempDir("url_store_temp") + "/run";
+  UrlStoreOptions options;
+  options.dir = dir;
+  options.temporary = true;
+  {
+    auto store = UrlStore::Open(options);
+    ASSERT_TRUE(store.ok());
+    (*store)->StageSeen({5, SeenState::kWaiting, 0, {}, {}});
+    ASSERT_TRUE((*store)->Write(true).ok());
+    EXPECT_TRUE(std::filesystem::exists(dir + "/frontier.db"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier
