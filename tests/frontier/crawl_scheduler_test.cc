@@ -4,11 +4,19 @@
 
 #include <set>
 
+#include "tests/support/test_process.h"
+
 namespace zcrawl::frontier {
 namespace {
 
-class CrawlSchedulerTest : public ::testing::Test {
+// Every scheduling test runs twice: with the queues all in RAM, and
+// disk-backed as in the frontier (a UrlStore, a head of one URL per origin
+// and at most two URLs in RAM when enqueueing), so the politeness and order
+// rules are checked against the queues the frontier really uses.
+class CrawlSchedulerTest : public ::testing::TestWithParam<bool> {
  protected:
+  bool disk_backed() const { return GetParam(); }
+
   CrawlScheduler Make(int64_t delay_ms = 0, uint32_t per_host = 2, bool robots = false) {
     SchedulerOptions o;
     o.delay_ms = delay_ms;
@@ -17,7 +25,19 @@ class CrawlSchedulerTest : public ::testing::Test {
     o.lease_ms = 10000;
     o.retries = 2;
     o.retry_base_ms = 1000;
-    return CrawlScheduler(o, clock_);
+    if (disk_backed() && !store_) {
+      UrlStoreOptions store_options;
+      store_options.dir = zcrawl::testing::MakeTempDir("scheduler_queues") + "/state";
+      store_options.temporary = true;
+      auto store = UrlStore::Open(store_options);
+      EXPECT_TRUE(store.ok()) << store.status().message();
+      store_ = std::move(*store);
+    }
+    if (disk_backed()) {
+      o.head_per_origin = 1;
+      o.max_loaded = 2;
+    }
+    return CrawlScheduler(o, clock_, store_.get());
   }
 
   static v1::FetchReport Report(const v1::WorkItem& item, uint32_t http = 200,
@@ -31,9 +51,15 @@ class CrawlSchedulerTest : public ::testing::Test {
   }
 
   FakeClock clock_;
+  std::unique_ptr<UrlStore> store_;
 };
 
-TEST_F(CrawlSchedulerTest, LeasesInAdmissionOrderAndFinishesWhenAllReported) {
+INSTANTIATE_TEST_SUITE_P(Queues, CrawlSchedulerTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "disk" : "memory";
+                         });
+
+TEST_P(CrawlSchedulerTest, LeasesInAdmissionOrderAndFinishesWhenAllReported) {
   auto s = Make();
   s.Enqueue("http://a/1", "http://a", 0);
   s.Enqueue("http://a/2", "http://a", 1);
@@ -51,7 +77,7 @@ TEST_F(CrawlSchedulerTest, LeasesInAdmissionOrderAndFinishesWhenAllReported) {
   EXPECT_EQ(s.counts().done, 2u);
 }
 
-TEST_F(CrawlSchedulerTest, PerHostLimitCapsConcurrentLeases) {
+TEST_P(CrawlSchedulerTest, PerHostLimitCapsConcurrentLeases) {
   auto s = Make(/*delay_ms=*/0, /*per_host=*/2);
   for (int i = 0; i < 5; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
   auto first = s.Lease("f", 10);
@@ -61,7 +87,7 @@ TEST_F(CrawlSchedulerTest, PerHostLimitCapsConcurrentLeases) {
   EXPECT_EQ(s.Lease("f", 10).size(), 1u);
 }
 
-TEST_F(CrawlSchedulerTest, PolitenessDelaySpacesRequestStartsPerHost) {
+TEST_P(CrawlSchedulerTest, PolitenessDelaySpacesRequestStartsPerHost) {
   auto s = Make(/*delay_ms=*/250, /*per_host=*/10);
   for (int i = 0; i < 3; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
   s.Enqueue("http://b/0", "http://b", 0);
@@ -78,7 +104,7 @@ TEST_F(CrawlSchedulerTest, PolitenessDelaySpacesRequestStartsPerHost) {
   EXPECT_EQ(next[0].url(), "http://a/1");
 }
 
-TEST_F(CrawlSchedulerTest, HostsInterleaveRoundRobin) {
+TEST_P(CrawlSchedulerTest, HostsInterleaveRoundRobin) {
   auto s = Make(0, 100);
   for (int i = 0; i < 3; ++i) {
     s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
@@ -90,7 +116,7 @@ TEST_F(CrawlSchedulerTest, HostsInterleaveRoundRobin) {
   EXPECT_NE(items[2].url().substr(0, 8), items[3].url().substr(0, 8));
 }
 
-TEST_F(CrawlSchedulerTest, ExpiredLeaseReturnsTheUrl) {
+TEST_P(CrawlSchedulerTest, ExpiredLeaseReturnsTheUrl) {
   auto s = Make();
   s.Enqueue("http://a/1", "http://a", 0);
   auto items = s.Lease("f", 1);
@@ -111,7 +137,7 @@ TEST_F(CrawlSchedulerTest, ExpiredLeaseReturnsTheUrl) {
   EXPECT_TRUE(s.Drained());
 }
 
-TEST_F(CrawlSchedulerTest, RetryableFailuresBackOffExponentiallyThenFail) {
+TEST_P(CrawlSchedulerTest, RetryableFailuresBackOffExponentiallyThenFail) {
   auto s = Make();  // retries = 2, base 1000 ms
   s.Enqueue("http://a/1", "http://a", 0);
   auto item = s.Lease("f", 1);
@@ -132,7 +158,7 @@ TEST_F(CrawlSchedulerTest, RetryableFailuresBackOffExponentiallyThenFail) {
   EXPECT_EQ(s.failure_reasons().at("http_503"), 1u);
 }
 
-TEST_F(CrawlSchedulerTest, RetryAfterIsHonoured) {
+TEST_P(CrawlSchedulerTest, RetryAfterIsHonoured) {
   auto s = Make();
   s.Enqueue("http://a/1", "http://a", 0);
   auto item = s.Lease("f", 1);
@@ -145,7 +171,7 @@ TEST_F(CrawlSchedulerTest, RetryAfterIsHonoured) {
   EXPECT_EQ(s.Lease("f", 1).size(), 1u);
 }
 
-TEST_F(CrawlSchedulerTest, NotFoundIsFinalAndOtherHostsKeepGoing) {
+TEST_P(CrawlSchedulerTest, NotFoundIsFinalAndOtherHostsKeepGoing) {
   auto s = Make();
   s.Enqueue("http://a/1", "http://a", 0);
   auto item = s.Lease("f", 1);
@@ -154,7 +180,7 @@ TEST_F(CrawlSchedulerTest, NotFoundIsFinalAndOtherHostsKeepGoing) {
   EXPECT_EQ(s.failure_reasons().at("http_404"), 1u);
 }
 
-TEST_F(CrawlSchedulerTest, RobotsTxtIsFetchedFirstAndApplied) {
+TEST_P(CrawlSchedulerTest, RobotsTxtIsFetchedFirstAndApplied) {
   auto s = Make(0, 2, /*robots=*/true);
   s.Enqueue("http://a/private/x", "http://a", 0);
   s.Enqueue("http://a/public", "http://a", 0);
@@ -173,7 +199,7 @@ TEST_F(CrawlSchedulerTest, RobotsTxtIsFetchedFirstAndApplied) {
   EXPECT_TRUE(s.Drained());
 }
 
-TEST_F(CrawlSchedulerTest, RobotsServerErrorRetriesThenFailsTheHost) {
+TEST_P(CrawlSchedulerTest, RobotsServerErrorRetriesThenFailsTheHost) {
   auto s = Make(0, 2, true);
   s.Enqueue("http://a/x", "http://a", 0);
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -189,7 +215,7 @@ TEST_F(CrawlSchedulerTest, RobotsServerErrorRetriesThenFailsTheHost) {
   EXPECT_EQ(s.FailingOrigins(10).at(0).last_failure(), "robots.txt: http_500");
 }
 
-TEST_F(CrawlSchedulerTest, FailuresAreCountedByTheFetchersCauseAndNamedPerOrigin) {
+TEST_P(CrawlSchedulerTest, FailuresAreCountedByTheFetchersCauseAndNamedPerOrigin) {
   auto s = Make(0, 2, true);
   s.Enqueue("http://a/x", "http://a", 0);
   s.Enqueue("http://b/ok", "http://b", 0);
@@ -228,7 +254,7 @@ TEST_F(CrawlSchedulerTest, FailuresAreCountedByTheFetchersCauseAndNamedPerOrigin
   EXPECT_EQ(failing[1].last_failure(), "tls_certificate_untrusted (SSL certificate problem)");
 }
 
-TEST_F(CrawlSchedulerTest, RobotsNotFoundAllowsEverything) {
+TEST_P(CrawlSchedulerTest, RobotsNotFoundAllowsEverything) {
   auto s = Make(0, 2, true);
   s.Enqueue("http://a/x", "http://a", 0);
   auto items = s.Lease("f", 10);
@@ -238,7 +264,7 @@ TEST_F(CrawlSchedulerTest, RobotsNotFoundAllowsEverything) {
   EXPECT_EQ(next[0].url(), "http://a/x");
 }
 
-TEST_F(CrawlSchedulerTest, ReleasingALostFetcherRequeuesItsLeases) {
+TEST_P(CrawlSchedulerTest, ReleasingALostFetcherRequeuesItsLeases) {
   auto s = Make(0, 10);
   s.Enqueue("http://a/1", "http://a", 0);
   s.Enqueue("http://a/2", "http://a", 0);
@@ -258,6 +284,121 @@ TEST_F(CrawlSchedulerTest, ReleasingALostFetcherRequeuesItsLeases) {
 
 namespace zcrawl::frontier {
 namespace {
+
+// Disk-backed queues beyond the shared cases: a long queue leaves in
+// admission order through a head of one, and a resumed origin leases what
+// its queue holds on disk, minus what was recorded final.
+std::unique_ptr<UrlStore> OpenStore(const std::string& dir) {
+  UrlStoreOptions options;
+  options.dir = dir;
+  auto store = UrlStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+TEST(CrawlSchedulerDiskQueueTest, ALongQueueLeavesInOrderWithABoundedHead) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_long"));
+  ASSERT_TRUE(store);
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.per_host = 1000;
+  o.obey_robots = false;
+  o.head_per_origin = 16;
+  o.max_loaded = 32;
+  CrawlScheduler s(o, clock, store.get());
+  for (int i = 0; i < 5000; ++i) {
+    s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
+    s.Enqueue("http://b/" + std::to_string(i), "http://b", 0);
+  }
+  EXPECT_LE(s.loaded_urls(), 32u);
+  EXPECT_EQ(s.counts().waiting, 10000u);
+  int next_a = 0, next_b = 0;
+  while (true) {
+    auto items = s.Lease("f", 7);
+    if (items.empty()) break;
+    for (const auto& item : items) {
+      const bool is_a = item.url().rfind("http://a/", 0) == 0;
+      int& next = is_a ? next_a : next_b;
+      ASSERT_EQ(item.url(), std::string(is_a ? "http://a/" : "http://b/") + std::to_string(next));
+      ++next;
+      v1::FetchReport r;
+      r.set_lease_id(item.lease_id());
+      r.set_url(item.url());
+      r.set_status(v1::FETCH_STATUS_OK);
+      r.set_http_status(200);
+      ASSERT_TRUE(s.Complete("f", r).known_lease);
+    }
+    ASSERT_LE(s.loaded_urls(), 32u + 16u);
+  }
+  EXPECT_EQ(next_a, 5000);
+  EXPECT_EQ(next_b, 5000);
+  EXPECT_TRUE(s.Drained());
+  EXPECT_GT(s.refills(), 600u);
+  EXPECT_EQ(s.queue_errors(), 0u);
+}
+
+TEST(CrawlSchedulerDiskQueueTest, AResumedOriginLeasesItsQueueFromDiskMinusRecordedFinals) {
+  FakeClock clock;
+  const std::string dir = zcrawl::testing::MakeTempDir("scheduler_resume");
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.per_host = 100;
+  o.obey_robots = false;
+  o.head_per_origin = 4;
+  std::set<std::string> done;
+  {
+    auto store = OpenStore(dir);
+    ASSERT_TRUE(store);
+    CrawlScheduler s(o, clock, store.get());
+    for (int i = 0; i < 50; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", i % 3);
+    s.Enqueue("http://b/only", "http://b", 0);
+    // The first three (a/0, b/only, a/1: origins take turns) are fetched and
+    // recorded final, as the broker does.
+    auto items = s.Lease("f", 3);
+    ASSERT_EQ(items.size(), 3u);
+    for (const auto& item : items) {
+      done.insert(item.url());
+      v1::FetchReport r;
+      r.set_lease_id(item.lease_id());
+      r.set_url(item.url());
+      r.set_status(v1::FETCH_STATUS_OK);
+      r.set_http_status(200);
+      const Completion c = s.Complete("f", r);
+      store->StageDequeued(c.origin_index, c.seq);
+      s.RecordedFinal(c.origin_index, UrlState::kDone);
+    }
+    s.Lease("f", 2);  // leased when the crash comes: waiting again after it
+    s.StageDirtyOrigins();
+    ASSERT_TRUE(store->Write(true).ok());
+  }
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  CrawlScheduler s(o, clock, store.get());
+  std::vector<StoredOrigin> origins;
+  ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& origin) { origins.push_back(origin); }).ok());
+  ASSERT_EQ(origins.size(), 2u);
+  for (const auto& origin : origins) ASSERT_TRUE(s.RestoreOrigin(origin).ok());
+  EXPECT_EQ(s.counts().done, 3u);
+  EXPECT_EQ(s.counts().waiting, 48u);
+  EXPECT_EQ(s.loaded_urls(), 0u) << "nothing is read before it is leased";
+  std::vector<std::string> leased;
+  for (auto items = s.Lease("g", 100); !items.empty(); items = s.Lease("g", 100)) {
+    for (const auto& item : items) leased.push_back(item.url());
+  }
+  // Every URL not recorded final, once each, in admission order.
+  ASSERT_EQ(leased.size(), 48u);
+  std::vector<std::string> expected;
+  for (int i = 0; i < 50; ++i) {
+    const std::string url = "http://a/" + std::to_string(i);
+    if (!done.count(url)) expected.push_back(url);
+  }
+  EXPECT_EQ(leased, expected);
+  EXPECT_TRUE(done.count("http://b/only"));
+  // Out of order origin records are damage, not a fresh start.
+  CrawlScheduler other(o, clock, store.get());
+  EXPECT_FALSE(other.RestoreOrigin(origins[1]).ok());
+}
 
 TEST(CrawlSchedulerRobotsTtlTest, RobotsTxtIsFetchedAgainAfterADay) {
   FakeClock clock;
