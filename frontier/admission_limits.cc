@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "frontier/registrable_domain.h"
 #include "frontier/url_fingerprint.h"
 
 namespace zcrawl::frontier {
@@ -100,6 +101,11 @@ uint64_t* AdmissionLimits::OriginCounter(std::string_view origin) {
   return &per_origin_[UrlFingerprint(origin)];  // 0 for a new origin
 }
 
+uint64_t* AdmissionLimits::DomainCounter(std::string_view origin) {
+  if (options_.max_pages_per_domain == 0) return nullptr;
+  return &per_domain_[UrlFingerprint(RegistrableDomain(HostOfOrigin(origin)))];
+}
+
 uint64_t AdmissionLimits::PathHash(std::string_view url) const {
   const size_t query = url.find('?');
   if (!per_path_ || query == std::string_view::npos) return 0;
@@ -110,12 +116,15 @@ std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view o
   if (options_.max_pages > 0 && admitted_ >= options_.max_pages) return "max_pages";
   uint64_t* origin_count = OriginCounter(origin);
   if (origin_count && *origin_count >= options_.max_pages_per_host) return "max_pages_per_host";
+  uint64_t* domain_count = DomainCounter(origin);
+  if (domain_count && *domain_count >= options_.max_pages_per_domain) return "max_pages_per_domain";
   const uint64_t path_hash = PathHash(url);
   if (path_hash != 0 && per_path_->Count(path_hash) >= options_.max_query_variants) {
     return "query_variants";
   }
   ++admitted_;
   if (origin_count) ++*origin_count;
+  if (domain_count) ++*domain_count;
   if (path_hash != 0) per_path_->Increment(path_hash);
   return {};
 }
@@ -123,6 +132,7 @@ std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view o
 void AdmissionLimits::RestoreOrigin(std::string_view origin, uint64_t admitted) {
   admitted_ += admitted;
   if (uint64_t* origin_count = OriginCounter(origin)) *origin_count += admitted;
+  if (uint64_t* domain_count = DomainCounter(origin)) *domain_count += admitted;
 }
 
 uint64_t AdmissionLimits::tracked_paths() const { return per_path_ ? per_path_->size() : 0; }
@@ -131,7 +141,8 @@ uint64_t AdmissionLimits::memory_bytes() const {
   // unordered_map: a node (next pointer, key, value: 24 bytes, 32 with
   // malloc overhead) per element plus a bucket pointer per bucket.
   const uint64_t origins = per_origin_.size() * 32 + per_origin_.bucket_count() * sizeof(void*);
-  return origins + (per_path_ ? per_path_->memory_bytes() : 0);
+  const uint64_t domains = per_domain_.size() * 32 + per_domain_.bucket_count() * sizeof(void*);
+  return origins + domains + (per_path_ ? per_path_->memory_bytes() : 0);
 }
 
 }  // namespace zcrawl::frontier

@@ -3,6 +3,10 @@
 // before it is enqueued:
 //   max_pages           URLs admitted in total (seeds included);
 //   max_pages_per_host  URLs admitted per origin (the politeness key);
+//   max_pages_per_domain URLs admitted per registrable domain (public-suffix
+//                       aware: a.example.co.uk and b.example.co.uk share
+//                       example.co.uk), so a site with endless subdomains
+//                       cannot fill a broad crawl;
 //   max_query_variants  URLs with a query string per origin + path, so a
 //                       calendar (?month=...), a session id in every link
 //                       (?sid=...) or endless facet combinations cannot trap
@@ -36,6 +40,7 @@ namespace zcrawl::frontier {
 struct AdmissionLimitsOptions {
   uint64_t max_pages = FrontierOptions{}.max_pages;                    // 0: unlimited
   uint64_t max_pages_per_host = FrontierOptions{}.max_pages_per_host;  // 0: unlimited
+  uint64_t max_pages_per_domain = FrontierOptions{}.max_pages_per_domain;  // 0: unlimited
   // 0: unlimited; at most kMaxQueryVariants
   uint32_t max_query_variants = FrontierOptions{}.max_query_variants;
 };
@@ -53,7 +58,8 @@ class AdmissionLimits {
   // `url`: normalised absolute URL, new to the crawl; `origin`: its origin
   // key (Url::origin_key()). Returns "" and counts the URL against every
   // cap, or the first cap it would exceed ("max_pages",
-  // "max_pages_per_host", "query_variants") and counts nothing.
+  // "max_pages_per_host", "max_pages_per_domain", "query_variants") and
+  // counts nothing.
   std::string_view Admit(std::string_view url, std::string_view origin);
   // Counts `admitted` URLs of one origin admitted by an earlier run (from
   // the saved origin records) against max_pages and max_pages_per_host.
@@ -64,6 +70,7 @@ class AdmissionLimits {
 
   uint64_t admitted() const { return admitted_; }
   uint64_t tracked_origins() const { return per_origin_.size(); }
+  uint64_t tracked_domains() const { return per_domain_.size(); }
   uint64_t tracked_paths() const;
   // Approximate heap bytes of the counters.
   uint64_t memory_bytes() const;
@@ -73,11 +80,13 @@ class AdmissionLimits {
 
   // The counters `url` and `origin` use (null / 0 where no cap applies).
   uint64_t* OriginCounter(std::string_view origin);
+  uint64_t* DomainCounter(std::string_view origin);
   uint64_t PathHash(std::string_view url) const;
 
   AdmissionLimitsOptions options_;
   uint64_t admitted_ = 0;
   std::unordered_map<uint64_t, uint64_t> per_origin_;  // origin hash -> admitted
+  std::unordered_map<uint64_t, uint64_t> per_domain_;  // domain hash -> admitted
   std::unique_ptr<PathCounters> per_path_;             // null: no query cap
 };
 

@@ -48,7 +48,8 @@ Broker::Broker(const FrontierOptions& options, zmq::context_t& context, const Cl
       budget_(MemoryBudget::ForMb(options.memory_mb)),
       known_(budget_.known_cache_bytes),
       limits_(std::make_unique<AdmissionLimits>(AdmissionLimitsOptions{
-          options.max_pages, options.max_pages_per_host, options.max_query_variants})) {}
+          options.max_pages, options.max_pages_per_host, options.max_pages_per_domain,
+          options.max_query_variants})) {}
 
 Broker::~Broker() {
   if (admitter_) admitter_->Stop();
@@ -70,6 +71,10 @@ Status Broker::Start() {
   }
   if (seeds.empty()) return InvalidArgumentError("no seed URLs given");
   scope.allow_domains = options_.allow_domains;
+  scope.any_host = options_.scope == "web";
+  if (scope.any_host && options_.max_pages_per_domain == 0) {
+    spdlog::warn("--scope web without --max-pages-per-domain: one site can fill the frontier");
+  }
   scope.max_depth = options_.max_depth;
   scope.max_url_length = options_.max_url_length;
   scope.allow_patterns = options_.allow_patterns;

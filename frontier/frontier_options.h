@@ -20,6 +20,10 @@ struct FrontierOptions {
   std::string seeds_file;
 
   // --- Scope ---
+  // "seeds": the seeds' hosts plus allow_domains. "web": any http(s) host
+  // reached by links (a broad crawl), still under deny patterns, max_depth,
+  // the budgets below and robots.txt; give it max_pages_per_domain.
+  std::string scope = "seeds";
   // Extra registrable domains allowed besides the seeds' hosts (D and *.D).
   std::vector<std::string> allow_domains;
   // Links deeper than this many hops from a seed are not followed (-1: no limit).
@@ -37,6 +41,11 @@ struct FrontierOptions {
   // Stop admitting URLs of one origin after this many (0: no limit): keeps
   // one huge site from eating the whole budget, but truncates that site.
   uint64_t max_pages_per_host = 0;
+  // Stop admitting URLs of one registrable domain (example.co.uk with all
+  // its subdomains; public suffixes from libpsl) after this many (0: no
+  // limit): what keeps one site with endless subdomains from filling a
+  // --scope web crawl.
+  uint64_t max_pages_per_domain = 0;
   // Most URLs with a query string per origin + path (0: no limit, at most
   // 65535): bounds calendar and session-id traps to this many URLs per path,
   // but also truncates legitimate listings like /topic?id=N past it.

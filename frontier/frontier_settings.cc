@@ -11,6 +11,9 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str();
   // allow_extra_args(false): one value per occurrence, so a seed after
   // "--allow X" stays a seed. Repeat the flag for more values.
+  d.Option("--scope", o.scope,
+           "seeds: the seeds' hosts and --allow-domain; web: any http(s) host links reach")
+      ->capture_default_str()->check(CLI::IsMember({"seeds", "web"}));
   d.Option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains")
       ->allow_extra_args(false);
   d.Option("--allow", o.allow_patterns,
@@ -25,6 +28,10 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str();
   d.Option("--max-pages-per-host", o.max_pages_per_host,
                  "Stop admitting URLs of one origin after this many (0: unlimited)")
+      ->capture_default_str();
+  d.Option("--max-pages-per-domain", o.max_pages_per_domain,
+           "Stop admitting URLs of one registrable domain, subdomains included, after this many "
+           "(0: unlimited)")
       ->capture_default_str();
   d.Option("--max-query-variants", o.max_query_variants,
                  "Most URLs with a query string per origin+path (0: unlimited)")

@@ -146,6 +146,7 @@ Status ScopePolicy::Init(ScopeOptions options) {
 }
 
 bool ScopePolicy::HostAllowed(std::string_view host) const {
+  if (options_.any_host) return !host.empty();
   if (hosts_.count(std::string(host))) return true;
   for (const auto& domain : options_.allow_domains) {
     if (host == domain) return true;

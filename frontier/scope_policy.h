@@ -1,5 +1,7 @@
 // ScopePolicy: decides whether a URL belongs to this crawl. Default scope is
-// the hosts of the seeds; --allow-domain adds domains with their subdomains.
+// the hosts of the seeds; --allow-domain adds domains with their subdomains;
+// --scope web (any_host) admits every host (a broad crawl, bounded by the
+// per-host and per-domain budgets of AdmissionLimits instead).
 // Only http and https are crawled. Also guards against traps that can be
 // judged from the URL alone (length, depth), and applies the operator's URL
 // patterns: --deny REGEX drops every URL it matches; with any --allow REGEX
@@ -33,6 +35,7 @@ namespace zcrawl::frontier {
 struct ScopeOptions {
   std::vector<std::string> seed_hosts;     // exact hostnames
   std::vector<std::string> allow_domains;  // D matches D and *.D
+  bool any_host = false;                   // --scope web
   int32_t max_depth = -1;                  // -1: unlimited
   uint32_t max_url_length = 2048;
   std::vector<std::string> allow_patterns;  // ERE; if any, a URL must match one

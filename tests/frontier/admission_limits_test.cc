@@ -108,3 +108,41 @@ TEST(AdmissionLimitsTest, CountersSurviveGrowthAndStayCompact) {
 
 }  // namespace
 }  // namespace zcrawl::frontier
+
+namespace zcrawl::frontier {
+namespace {
+
+TEST(AdmissionLimitsTest, TheDomainBudgetIsSharedBySubdomainsOfOneRegistrableDomain) {
+  AdmissionLimitsOptions options;
+  options.max_pages_per_domain = 3;
+  AdmissionLimits limits(options);
+  // example.co.uk: co.uk is a public suffix, so both hosts are one site.
+  EXPECT_EQ(limits.Admit("http://a.example.co.uk/1", "http://a.example.co.uk"), "");
+  EXPECT_EQ(limits.Admit("https://b.example.co.uk/1", "https://b.example.co.uk"), "");
+  EXPECT_EQ(limits.Admit("http://example.co.uk:8080/", "http://example.co.uk:8080"), "");
+  EXPECT_EQ(limits.Admit("http://c.example.co.uk/1", "http://c.example.co.uk"), "max_pages_per_domain");
+  // other.co.uk is another registrant; github.io is a public suffix, so its
+  // users' sites are separate domains too.
+  EXPECT_EQ(limits.Admit("http://other.co.uk/", "http://other.co.uk"), "");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(limits.Admit("https://alice.github.io/" + std::to_string(i), "https://alice.github.io"), "");
+  }
+  EXPECT_EQ(limits.Admit("https://bob.github.io/", "https://bob.github.io"), "");
+  EXPECT_EQ(limits.Admit("https://alice.github.io/x", "https://alice.github.io"), "max_pages_per_domain");
+  // An IP address is its own domain.
+  EXPECT_EQ(limits.Admit("http://127.0.0.1:81/", "http://127.0.0.1:81"), "");
+  EXPECT_EQ(limits.tracked_domains(), 5u);
+}
+
+TEST(AdmissionLimitsTest, RestoredOriginsCountAgainstTheirDomain) {
+  AdmissionLimitsOptions options;
+  options.max_pages_per_domain = 5;
+  AdmissionLimits limits(options);
+  limits.RestoreOrigin("http://a.example.org", 3);
+  limits.RestoreOrigin("http://b.example.org", 2);
+  EXPECT_EQ(limits.Admit("http://c.example.org/", "http://c.example.org"), "max_pages_per_domain");
+  EXPECT_EQ(limits.Admit("http://example.net/", "http://example.net"), "");
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier

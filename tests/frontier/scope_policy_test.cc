@@ -23,6 +23,20 @@ TEST(ScopePolicyTest, SeedHostsAreInScopeOthersAreNot) {
   EXPECT_EQ(scope.Reject(U("ftp://example.com/"), 0), "scheme");
 }
 
+TEST(ScopePolicyTest, WebScopeTakesAnyHttpHostButKeepsTheOtherRules) {
+  ScopeOptions options;
+  options.seed_hosts = {"example.com"};
+  options.any_host = true;
+  options.max_depth = 2;
+  options.deny_patterns = {"/private/"};
+  ScopePolicy scope(options);
+  EXPECT_TRUE(scope.Reject(U("http://other.org/a"), 1).empty());
+  EXPECT_TRUE(scope.Reject(U("https://sub.example.co.uk/"), 2).empty());
+  EXPECT_EQ(scope.Reject(U("ftp://other.org/"), 0), "scheme");
+  EXPECT_EQ(scope.Reject(U("http://other.org/a"), 3), "depth");
+  EXPECT_EQ(scope.Reject(U("http://other.org/private/x"), 0), "deny");
+}
+
 TEST(ScopePolicyTest, AllowDomainCoversSubdomainsButNotLookalikes) {
   ScopeOptions options;
   options.allow_domains = {"example.com"};

@@ -147,6 +147,31 @@ TEST_F(SiteFixture, RunCrawlStoresEveryReachablePageOnceAndExitsPromptly) {
   EXPECT_NE(ReadFile(out_ + "/crawl.log").find("crawl: finished"), std::string::npos);
 }
 
+// --scope web follows links to any host; the per-domain budget then bounds
+// each site: the foreign host (127.0.0.2, an IP: its own domain), linked
+// from every one of the 300 pages, gets at most its budget of page requests.
+TEST_F(SiteFixture, WebScopeFollowsOtherHostsWithinTheirDomainBudget) {
+  constexpr int kBudget = 10;
+  TestProcess crawl;
+  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out",
+               "--fetchers", "1", "--threads", "4", "--delay-ms", "0", "--per-host", "4",
+               "--scope", "web", "--max-pages-per-domain", std::to_string(kBudget)},
+              out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  auto code = crawl.Wait(120000);
+  ASSERT_TRUE(code.has_value()) << ReadFile(out_ + "/crawl.log");
+  EXPECT_EQ(*code, 0) << ReadFile(out_ + "/crawl.log");
+  uint64_t foreign_pages = 0;
+  for (const auto& [target, count] : foreign_->request_counts()) {
+    if (target != "/robots.txt") foreign_pages += count;
+  }
+  EXPECT_GT(foreign_pages, 0u) << "links to another host were not followed";
+  EXPECT_LE(foreign_pages, static_cast<uint64_t>(kBudget));
+  auto index = ReadIndex(out_ + "/out");
+  size_t foreign_stored = 0;
+  for (const auto& [url, entries] : index) foreign_stored += url.rfind(foreign_->origin(), 0) == 0;
+  EXPECT_EQ(foreign_stored, foreign_pages);
+}
+
 TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithBlocksCompressedByTheFetchers) {
   // The writer asks its fetchers to compress the block of each record; the WARC
   // files must hold every page once and pass the independent reader
