@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <fstream>
+#include <sys/resource.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -571,6 +572,21 @@ void Broker::WriteSummary() const {
       .Key("over_limit").Uint(counters_.links_over_limit)
       .EndObject();
   json.Key("malformed_messages").Uint(counters_.malformed_messages);
+  // What the memory budget bought: the frontier's own peak, and how much of
+  // the queues and seen checks went to disk.
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const SeenSetCounters& seen = seen_->counters();
+  json.Key("memory").BeginObject()
+      .Key("budget_mb").Uint(std::max(options_.memory_mb, MemoryBudget::kMinMb))
+      .Key("peak_rss_kb").Uint(static_cast<uint64_t>(usage.ru_maxrss))
+      .Key("queue_refills").Uint(scheduler_->refills())
+      .Key("queue_errors").Uint(scheduler_->queue_errors())
+      .Key("seen_checks").Uint(seen.checks)
+      .Key("seen_disk_lookups").Uint(seen.disk_lookups)
+      .Key("store_disk_bytes").Uint(store_->disk_bytes())
+      .Key("state_write_errors").Uint(state_write_errors_)
+      .EndObject();
   json.EndObject();
   std::ofstream out(options_.summary_file, std::ios::trunc);
   out << json.str() << "\n";
