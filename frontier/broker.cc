@@ -138,7 +138,8 @@ Status Broker::OpenState() {
   auto store = UrlStore::Open(store_options);
   if (!store.ok()) return store.status();
   store_ = std::move(*store);
-  seen_ = std::make_unique<SeenSet>(*store_, known_, budget_.filter_bytes, store_->resumed());
+  seen_ = std::make_unique<SeenSet>(*store_, known_, budget_.filter_bytes, store_->resumed(),
+                                    std::strtoull(store_->GetMeta("seen_urls").c_str(), nullptr, 10));
   scheduler_ = std::make_unique<CrawlScheduler>(ToSchedulerOptions(options_), clock_, store_.get());
   scheduler_->set_final_state_handler(
       [this](const UrlRecord& record, UrlState state, const std::string& reason) {
@@ -212,7 +213,11 @@ void Broker::CommitState(bool force) {
   const int64_t now = clock_.NowMs();
   const bool sync = force || now - last_commit_ms_ >= options_.commit_interval_ms;
   if (store_->staged() == 0 && !sync) return;
-  if (sync) last_commit_ms_ = now;
+  if (sync) {
+    last_commit_ms_ = now;
+    // Sizes the seen filter of a resumed run (an estimate is enough).
+    store_->SetMeta("seen_urls", std::to_string(seen_->size()));
+  }
   if (Status s = store_->Write(sync); !s.ok()) {
     ++state_write_errors_;
     if (now - last_state_error_ms_ >= 5000) {
@@ -621,6 +626,8 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_links_reported_total", "counter", "Links reported by fetchers", counters_.links_reported);
   AppendMetric(out, "zcrawl_frontier_links_invalid_total", "counter", "Reported links that did not parse", counters_.links_invalid);
   AppendMetric(out, "zcrawl_frontier_links_out_of_scope_total", "counter", "Links outside the scope", counters_.links_out_of_scope);
+  AppendMetric(out, "zcrawl_frontier_links_duplicate_total", "counter", "Links to URLs already known", counters_.links_duplicate);
+  AppendMetric(out, "zcrawl_frontier_links_over_limit_total", "counter", "New links refused by a budget", counters_.links_over_limit);
   AppendMetric(out, "zcrawl_frontier_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
   AppendMetric(out, "zcrawl_frontier_peers_lost_total", "counter", "Peers declared dead", counters_.peers_lost);
   uint64_t fetchers = 0;

@@ -2,21 +2,32 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace zcrawl::frontier {
 namespace {
 
-// BloomFilter takes an expected count at 10 bits (1.25 bytes) per entry.
-uint64_t FilterEntriesFor(uint64_t bytes) { return bytes * 8 / 10; }
+// BloomFilter is sized by an expected count at 10 bits (1.25 bytes) each.
+constexpr uint64_t kBitsPerEntry = 10;
+uint64_t EntriesFor(uint64_t bytes) { return std::max<uint64_t>(bytes * 8 / kBitsPerEntry, 1024); }
+uint64_t BytesFor(uint64_t entries) { return entries * kBitsPerEntry / 8; }
+constexpr uint64_t kGrowth = 4;
 
 }  // namespace
 
-SeenSet::SeenSet(UrlStore& store, KnownUrlCache& cache, uint64_t filter_bytes, bool resumed)
-    : store_(store),
-      cache_(cache),
-      filter_(std::make_unique<BloomFilter>(FilterEntriesFor(filter_bytes))) {
-  if (resumed) StartRebuild(filter_bytes);
+SeenSet::SeenSet(UrlStore& store, KnownUrlCache& cache, uint64_t max_filter_bytes, bool resumed,
+                 uint64_t stored_hint)
+    : store_(store), cache_(cache), max_filter_bytes_(std::max(max_filter_bytes, kInitialFilterBytes)) {
+  filter_capacity_ = EntriesFor(kInitialFilterBytes);
+  filter_ = std::make_unique<BloomFilter>(filter_capacity_);
+  if (resumed) {
+    stored_ = stored_hint;
+    filter_complete_ = false;
+    rebuild_after_resume_ = true;
+    // Room for the stored URLs and as many again, within the budget.
+    StartRebuild(std::clamp<uint64_t>(BytesFor(stored_hint * 2), kInitialFilterBytes, max_filter_bytes_));
+  }
 }
 
 SeenSet::~SeenSet() {
@@ -25,12 +36,17 @@ SeenSet::~SeenSet() {
 }
 
 void SeenSet::StartRebuild(uint64_t filter_bytes) {
-  filter_complete_ = false;
-  rebuilt_ = std::make_unique<BloomFilter>(FilterEntriesFor(filter_bytes));
-  rebuild_thread_ = std::thread([this] {
+  // Everything seen so far is either written (the scan's snapshot has it)
+  // or staged (taken now), and all claimed from here on is recorded.
+  std::unique_ptr<SeenScan> scan = store_.StartSeenScan();
+  claimed_during_rebuild_ = store_.staged_fingerprints();
+  rebuilt_bytes_ = filter_bytes;
+  rebuilt_ = std::make_unique<BloomFilter>(EntriesFor(filter_bytes));
+  rebuild_done_ = false;
+  rebuild_thread_ = std::thread([this, scan = std::move(scan)] {
     uint64_t entries = 0;
-    Status s = store_.ForEachSeen([&](const SeenEntry& entry) {
-      rebuilt_->Add(entry.fingerprint);
+    Status s = scan->ForEach([&](uint64_t fingerprint) {
+      rebuilt_->Add(fingerprint);
       ++entries;
       return !stop_rebuild_.load(std::memory_order_relaxed);
     });
@@ -42,19 +58,37 @@ void SeenSet::StartRebuild(uint64_t filter_bytes) {
 }
 
 void SeenSet::MaybeAdoptRebuilt() {
-  if (filter_complete_ || !rebuild_done_) return;
+  if (!rebuild_thread_.joinable() || !rebuild_done_) return;
   rebuild_thread_.join();
   if (rebuild_failed_) {
-    // Stay exact: every check keeps going to the store.
-    rebuild_done_ = false;
+    // Stay exact: the old filter (or none, after a resume) goes on; a
+    // later growth check tries again.
+    rebuilt_.reset();
+    claimed_during_rebuild_ = {};
     return;
   }
   for (uint64_t fingerprint : claimed_during_rebuild_) rebuilt_->Add(fingerprint);
+  filter_entries_ = rebuilt_entries_ + claimed_during_rebuild_.size();
   claimed_during_rebuild_ = {};
-  stored_ = rebuilt_entries_;  // the scan's snapshot predates this run's claims
+  if (rebuild_after_resume_) {
+    // The scan counted the earlier runs' URLs (its snapshot predates this
+    // run's claims, which are counted in `admitted`).
+    stored_ = rebuilt_entries_;
+    rebuild_after_resume_ = false;
+  }
   filter_ = std::move(rebuilt_);
+  filter_capacity_ = EntriesFor(rebuilt_bytes_);
   filter_complete_ = true;
-  spdlog::info("seen filter rebuilt from the store: {} URLs", rebuilt_entries_);
+  ++counters_.filter_rebuilds;
+  spdlog::info("seen filter rebuilt from the store: {} URLs in {} MB", filter_entries_,
+               filter_->memory_bytes() >> 20);
+}
+
+void SeenSet::MaybeGrow() {
+  if (!filter_complete_ || rebuild_thread_.joinable() || filter_entries_ < filter_capacity_) return;
+  const uint64_t bytes = filter_->memory_bytes();
+  if (bytes >= max_filter_bytes_) return;  // at the budget: the rate rises instead
+  StartRebuild(std::min(bytes * kGrowth, max_filter_bytes_));
 }
 
 void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bool>* is_new) {
@@ -95,20 +129,22 @@ void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bo
     }
   }
   std::vector<uint64_t> claimed;
-  claimed.reserve(fresh.size());
+  claimed.reserve(fresh.size() + confirmed_known.size());
   for (size_t i : fresh) {
     const uint64_t fingerprint = fingerprints[i];
     (*is_new)[i] = true;
     filter_->Add(fingerprint);
-    if (!filter_complete_) claimed_during_rebuild_.push_back(fingerprint);
+    if (rebuild_thread_.joinable()) claimed_during_rebuild_.push_back(fingerprint);
     store_.StageSeen(SeenEntry{fingerprint, SeenState::kWaiting, 0, {}, {}});
     claimed.push_back(fingerprint);
   }
+  filter_entries_ += claimed.size();
   counters_.admitted += claimed.size();
   // Known now, and likely asked about again soon (the page's own links to
   // popular pages, the next pages of the same site).
   claimed.insert(claimed.end(), confirmed_known.begin(), confirmed_known.end());
   cache_.Insert(claimed);
+  MaybeGrow();
 }
 
 }  // namespace zcrawl::frontier

@@ -352,6 +352,26 @@ Status UrlStore::Write(bool sync) {
   return Status::Ok();
 }
 
+SeenScan::SeenScan(std::unique_ptr<rocksdb::Iterator> iterator) : iterator_(std::move(iterator)) {}
+SeenScan::~SeenScan() = default;
+
+Status SeenScan::ForEach(const std::function<bool(uint64_t)>& visit) {
+  for (iterator_->SeekToFirst(); iterator_->Valid(); iterator_->Next()) {
+    const std::string_view key = iterator_->key().ToStringView();
+    if (key.size() != 8) return DataLossError("malformed seen key");
+    if (!visit(GetBigEndian(key, 0, 8))) break;
+  }
+  return FromRocks(iterator_->status(), "cannot scan the seen set");
+}
+
+std::unique_ptr<SeenScan> UrlStore::StartSeenScan() {
+  rocksdb::ReadOptions read;
+  read.fill_cache = false;  // a one-off sequential pass: keep the cache for lookups
+  read.readahead_size = 2 << 20;
+  return std::make_unique<SeenScan>(
+      std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(read, families_[kSeen])));
+}
+
 Status UrlStore::ForEachSeen(const std::function<bool(const SeenEntry&)>& visit) {
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), families_[kSeen]));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {

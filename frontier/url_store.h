@@ -40,6 +40,7 @@
 
 namespace rocksdb {
 class DB;
+class Iterator;
 class ColumnFamilyHandle;
 class Cache;
 class WriteBatch;
@@ -87,6 +88,20 @@ struct UrlStoreOptions {
   int64_t lock_wait_ms = 15000;
 };
 
+// A scan of the seen family's fingerprints as of the moment it was started
+// (RocksDB's iterator pins a snapshot), runnable on another thread while
+// the owner keeps writing. Destroy it before its store.
+class SeenScan {
+ public:
+  explicit SeenScan(std::unique_ptr<rocksdb::Iterator> iterator);
+  ~SeenScan();
+  // Calls `visit` per fingerprint, in order, until it returns false.
+  Status ForEach(const std::function<bool(uint64_t)>& visit);
+
+ private:
+  std::unique_ptr<rocksdb::Iterator> iterator_;
+};
+
 class UrlStore {
  public:
   static Result<std::unique_ptr<UrlStore>> Open(const UrlStoreOptions& options);
@@ -103,6 +118,12 @@ class UrlStore {
   // multi-get for all of them; staged ones never reach the disk).
   void Contains(const std::vector<uint64_t>& fingerprints, std::vector<bool>* present);
   void StageSeen(const SeenEntry& entry);
+  // Starts a scan of every written seen entry; with staged_fingerprints()
+  // taken at the same moment it covers every fingerprint seen so far.
+  std::unique_ptr<SeenScan> StartSeenScan();
+  std::vector<uint64_t> staged_fingerprints() const {
+    return {staged_seen_.begin(), staged_seen_.end()};
+  }
 
   // --- per-origin queues ---
   void StageQueued(uint32_t origin_id, std::string_view origin, const QueuedUrl& url);

@@ -58,6 +58,7 @@ TEST(SeenSetTest, AgreesWithAnExactSetAcrossFlushesCompactionsAndReopenings) {
   std::unordered_set<uint64_t> exact;
   std::mt19937_64 random(20261201);
   uint64_t checked = 0;
+  uint64_t rebuilds = 0;
   for (int run = 0; run < 3; ++run) {
     UrlStoreOptions options;
     options.dir = dir;
@@ -67,15 +68,19 @@ TEST(SeenSetTest, AgreesWithAnExactSetAcrossFlushesCompactionsAndReopenings) {
     if (run == 0) (*store)->SetMeta("created_at_ms", "1");
     EXPECT_EQ((*store)->resumed(), run > 0);
     KnownUrlCache cache(256 << 10);  // small: most repeats miss it
-    // A filter far smaller than the set: many false positives to resolve.
-    SeenSet seen(**store, cache, /*filter_bytes=*/64 << 10, (*store)->resumed());
+    // The filter starts at 1 MB (~840,000 URLs) and may grow to 4 MB: it
+    // grows by a background rebuild while checks go on, and saturates past
+    // its design size before that, so many "maybe" answers go to the store.
+    SeenSet seen(**store, cache, /*max_filter_bytes=*/4 << 20, (*store)->resumed(), exact.size());
     const Round round = CheckAgainstExact(seen, **store, exact, random, 800'000, 800);
     checked += round.checked;
     EXPECT_GT(round.admitted, 0u);
     if (run > 0) EXPECT_GT(seen.counters().disk_lookups, 0u);
+    rebuilds += seen.counters().filter_rebuilds;
     if (::testing::Test::HasFailure()) return;
   }
   EXPECT_GE(checked, 1'200'000u);
+  EXPECT_GE(rebuilds, 1u) << "the filter was never rebuilt: growth and resume untried";
   EXPECT_GT(exact.size(), 600'000u);
 }
 
@@ -124,6 +129,41 @@ TEST(SeenSetTest, TheRebuiltFilterCoversEveryStoredAndEveryNewFingerprint) {
   seen.ClaimNew(fresh, &is_new);
   EXPECT_EQ(std::count(is_new.begin(), is_new.end(), true), 10000);
   EXPECT_LT(seen.counters().disk_lookups - lookups, 1000u);
+}
+
+TEST(SeenSetTest, TheFilterStartsSmallAndGrowsWithinItsBudget) {
+  UrlStoreOptions options;
+  options.dir = MakeTempDir("seen_set_growth");
+  auto store = UrlStore::Open(options);
+  ASSERT_TRUE(store.ok());
+  KnownUrlCache cache(1 << 20);
+  SeenSet seen(**store, cache, /*max_filter_bytes=*/4 << 20, false);
+  EXPECT_LE(seen.filter_bytes(), SeenSet::kInitialFilterBytes + 64);
+  std::vector<bool> is_new;
+  uint64_t next = 1;
+  auto claim = [&](int n) {
+    std::vector<uint64_t> batch;
+    for (int i = 0; i < n; ++i) batch.push_back(next++ * 0x9E3779B97F4A7C15ULL);
+    seen.ClaimNew(batch, &is_new);
+    ASSERT_EQ(std::count(is_new.begin(), is_new.end(), true), n);
+    ASSERT_TRUE((*store)->Write(false).ok());
+  };
+  // Past the 1 MB filter's ~840,000 URLs a rebuild starts...
+  for (int i = 0; i < 1800; ++i) claim(500);
+  for (int i = 0; i < 1000 && seen.counters().filter_rebuilds == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    claim(10);
+  }
+  ASSERT_EQ(seen.counters().filter_rebuilds, 1u);
+  // ...into one four times larger, the budget here, and no further.
+  EXPECT_GT(seen.filter_bytes(), 3u << 20);
+  EXPECT_LE(seen.filter_bytes(), (4u << 20) + 64);
+  for (int i = 0; i < 6000; ++i) claim(500);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  claim(1);
+  EXPECT_FALSE(seen.rebuilding());
+  EXPECT_LE(seen.filter_bytes(), (4u << 20) + 64);
+  EXPECT_EQ(seen.size(), next - 1);
 }
 
 }  // namespace
