@@ -26,15 +26,24 @@
 #     conv=fsync` of 1 GiB, and the bench's own raw write+fsync baselines,
 #     REPEATS rounds interleaved, all in the working folder's file system;
 #     then the zcrawl-writer process itself per sink, fed 40,000 pages over
-#     ZeroMQ by two fake fetchers (writer_feed_bench).
+#     ZeroMQ by two fake fetchers (writer_feed_bench);
+# 10. "frontier-scale" (only when asked: an hour by default): the
+#     zcrawl-frontier process alone, driven by fake fetchers over a synthetic
+#     web (frontier_scale_bench) until it knows --scale-urls URLs or
+#     --scale-seconds pass, in --scale-memory-mb; with --kill-resume it is
+#     then killed with SIGKILL and its resume on the same state timed. State
+#     in WORK/frontier-scale/, samples in WORK/frontier-scale.csv (drawn in
+#     WORK/frontier-scale.png), the resume's figures in
+#     WORK/frontier-scale-resume.csv, its summary in results.md.
 # Then prints the results table (medians) and ratios, also written to
 # WORK/results.md.
 #
 # Options:
 #   --repeats N          rounds per crawler and scenario (3)
 #   --only LIST          parts to run, comma-separated, from
-#                        ceiling,fast,slow,memory,profile,micro,sinks
-#                        (default: all but profile)
+#                        ceiling,fast,slow,memory,profile,micro,sinks,
+#                        frontier-scale (default: all but profile and
+#                        frontier-scale)
 #   --profile            also run the profile part
 #   --port P             nginx port (18080, or the next free one)
 #   --pages-per-host N   site size per host (5000; 4 hosts)
@@ -60,6 +69,15 @@
 #                        perf data); otherwise only logs and results stay
 #   --micro-min-time S   Google Benchmark --benchmark_min_time (0.5)
 #   --quick              1 round, 500 pages per host, short microbenchmarks
+#   --scale-urls N       frontier-scale: stop once the frontier knows N URLs
+#                        (20000000)
+#   --scale-seconds N    frontier-scale: or after N seconds (3600)
+#   --scale-memory-mb N  frontier-scale: the frontier's --memory-mb (1024)
+#   --kill-resume        frontier-scale: then SIGKILL the frontier, restart it
+#                        on the same state and time its resume (first lease,
+#                        seen filter rebuilt, RSS, rates)
+#   --scale-args ARGS    frontier-scale: more frontier_scale_bench flags, e.g.
+#                        "--hosts 100000 --fetchers 2" (its --help lists them)
 #
 # Measurement (the same for every crawler):
 #   wall     date before and after the command, the whole process tree's
@@ -120,6 +138,11 @@ KEEP=0
 SETTLE=0
 MICRO_MIN_TIME=0.5
 ZC_FORMAT=files
+SCALE_URLS=20000000
+SCALE_SECONDS=3600
+SCALE_MEMORY_MB=1024
+SCALE_KILL_RESUME=0
+SCALE_ARGS=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -140,6 +163,11 @@ while [ $# -gt 0 ]; do
     --settle) SETTLE=1; shift ;;
     --micro-min-time) MICRO_MIN_TIME="$2"; shift 2 ;;
     --quick) REPEATS=1; PAGES_PER_HOST=500; MICRO_MIN_TIME=0.1; shift ;;
+    --scale-urls) SCALE_URLS="$2"; shift 2 ;;
+    --scale-seconds) SCALE_SECONDS="$2"; shift 2 ;;
+    --scale-memory-mb) SCALE_MEMORY_MB="$2"; shift 2 ;;
+    --kill-resume) SCALE_KILL_RESUME=1; shift ;;
+    --scale-args) SCALE_ARGS="$2"; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_bench: unknown option $1" >&2; exit 2 ;;
   esac
@@ -148,6 +176,13 @@ done
 log() { printf 'bench: %s\n' "$*" >&2; }
 part() { [[ ",$ONLY," == *",$1,"* ]]; }
 crawler_on() { [[ ",$CRAWLERS," == *",$1,"* ]]; }
+# True when a part other than frontier-scale runs: that one needs no site,
+# server or crawler, only zcrawl-frontier and frontier_scale_bench.
+crawl_parts() {
+  local p
+  for p in ${ONLY//,/ }; do [ "$p" = frontier-scale ] || return 0; done
+  return 1
+}
 
 # --- Tools -------------------------------------------------------------------
 
@@ -161,11 +196,14 @@ ensure_tools() {
   ensure_packages python3 "${BENCH_PACKAGES[@]}" "${extra[@]}" || exit 1
   [ -f "$ECHO_MODULE" ] || { log "no $ECHO_MODULE after installing libnginx-mod-http-echo"; exit 1; }
 }
-ensure_tools
+if crawl_parts; then ensure_tools; else ensure_packages python3 || exit 1; fi
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 
-for b in zcrawl-crawl zcrawl-frontier zcrawl-writer zcrawl-fetcher; do
-  [ -x "$BIN_DIR/$b" ] || { log "no $BIN_DIR/$b: build first (./run setup)"; exit 1; }
+needed_bins=()
+if crawl_parts; then needed_bins+=(zcrawl-crawl zcrawl-frontier zcrawl-writer zcrawl-fetcher); fi
+if part frontier-scale; then needed_bins+=(zcrawl-frontier frontier_scale_bench); fi
+for b in "${needed_bins[@]}"; do
+  [ -x "$BIN_DIR/$b" ] || { log "no $BIN_DIR/$b: build first (./run setup; frontier_scale_bench: ./run bench)"; exit 1; }
 done
 
 # --- Working folder, cleanup --------------------------------------------------
@@ -187,7 +225,7 @@ cleanup() {
   if [ "$KEEP" = 1 ]; then
     log "kept $WORK"
   else
-    rm -rf "$WORK/out" "$WORK/bin" "$WORK/site" "$WORK"/perf-*.data
+    rm -rf "$WORK/out" "$WORK/bin" "$WORK/site" "$WORK"/perf-*.data "$WORK/frontier-scale/state"
   fi
 }
 trap cleanup EXIT
@@ -276,13 +314,15 @@ EOF
 # --- Shadow bin folder for zcrawl (per-process accounting) ----------------------
 
 WRAP="$BIN_DIR/bench_rusage_wrap"
-if [ ! -x "$WRAP" ]; then
-  WRAP="$WORK/bench_rusage_wrap"
-  g++ -std=c++20 -O2 -o "$WRAP" "$BENCH_DIR/rusage_wrap.cc"
+if crawl_parts; then
+  if [ ! -x "$WRAP" ]; then
+    WRAP="$WORK/bench_rusage_wrap"
+    g++ -std=c++20 -O2 -o "$WRAP" "$BENCH_DIR/rusage_wrap.cc"
+  fi
+  mkdir -p "$WORK/bin"
+  cp "$BIN_DIR/zcrawl-crawl" "$WORK/bin/zcrawl-crawl"
+  for b in zcrawl-frontier zcrawl-writer zcrawl-fetcher; do ln -sf "$WRAP" "$WORK/bin/$b"; done
 fi
-mkdir -p "$WORK/bin"
-cp "$BIN_DIR/zcrawl-crawl" "$WORK/bin/zcrawl-crawl"
-for b in zcrawl-frontier zcrawl-writer zcrawl-fetcher; do ln -sf "$WRAP" "$WORK/bin/$b"; done
 
 # --- Runs ----------------------------------------------------------------------
 
@@ -540,5 +580,49 @@ if part sinks; then
   fi
 fi
 
-python3 "$BENCH_DIR/bench_report.py" "$WORK" | tee "$WORK/results.md"
+# frontier-scale: last, being the longest. The bench prints a line per
+# sample (shown as progress) and its summary, which goes into results.md.
+SCALE_CODE=""
+if part frontier-scale; then
+  rm -rf "$WORK/frontier-scale"
+  mkdir -p "$WORK/frontier-scale"
+  scale_cmd=("$BIN_DIR/frontier_scale_bench" --frontier-bin "$BIN_DIR/zcrawl-frontier"
+             --state "$WORK/frontier-scale/state" --memory-mb "$SCALE_MEMORY_MB"
+             --target-urls "$SCALE_URLS" --max-seconds "$SCALE_SECONDS" --csv "$WORK/frontier-scale.csv")
+  [ "$SCALE_KILL_RESUME" = 1 ] && scale_cmd+=(--kill-resume)
+  # shellcheck disable=SC2206  # the extra flags are words on purpose
+  scale_cmd+=($SCALE_ARGS)
+  log "frontier-scale: ${scale_cmd[*]}"
+  set +e
+  "${scale_cmd[@]}" 2>"$WORK/logs/frontier-scale.log" | tee "$WORK/frontier-scale.txt" >&2
+  SCALE_CODE=${PIPESTATUS[0]}
+  set -e
+  [ "$SCALE_CODE" = 0 ] || log "WARNING: frontier_scale_bench exited $SCALE_CODE (see $WORK/logs/frontier-scale.log)"
+  if [ -s "$WORK/frontier-scale.csv" ]; then
+    "$BENCH_DIR/frontier_scale/plot.sh" "$WORK/frontier-scale.csv" "$WORK/frontier-scale.png" >&2 ||
+      log "no frontier-scale.png (plot.sh needs gnuplot or python3-matplotlib)"
+  fi
+fi
+
+# frontier_scale_report: the "Frontier scale" section of results.md.
+frontier_scale_report() {
+  [ -n "$SCALE_CODE" ] || return 0
+  local resume="" files="\`frontier-scale.csv\`"
+  [ "$SCALE_KILL_RESUME" = 1 ] && resume=", then killed (SIGKILL) and resumed on the same state"
+  [ -f "$WORK/frontier-scale.png" ] && files+=", drawn in \`frontier-scale.png\`"
+  [ -f "$WORK/frontier-scale-resume.csv" ] && files+="; the resume: \`frontier-scale-resume.csv\`, the resumed frontier's log \`frontier-scale/state-resume.log\`"
+  echo "## Frontier scale"
+  echo ""
+  echo "zcrawl-frontier alone, driven by fake fetchers over a synthetic web (bench/README.md, \"Frontier scale\"):"
+  echo "until it knows $SCALE_URLS URLs or $SCALE_SECONDS s pass, --memory-mb $SCALE_MEMORY_MB$resume${SCALE_ARGS:+; flags: $SCALE_ARGS}."
+  echo "frontier_scale_bench exited $SCALE_CODE. Samples in $files (in WORK)."
+  echo ""
+  echo '```text'
+  # The summary: from the stop on (the samples are in the CSV).
+  sed -n '/^stopped: /,$p' "$WORK/frontier-scale.txt"
+  echo '```'
+  echo ""
+}
+
+{ python3 "$BENCH_DIR/bench_report.py" "$WORK"; frontier_scale_report; } | tee "$WORK/results.md"
 log "results in $WORK/results.md"

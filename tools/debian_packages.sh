@@ -24,7 +24,7 @@ TEST_PACKAGES=(
   nginx openssl iproute2
 )
 BENCH_PACKAGES=(
-  libbenchmark-dev nginx libnginx-mod-http-echo wget wget2 wrk time
+  libbenchmark-dev nginx libnginx-mod-http-echo wget wget2 wrk time gnuplot-nox
 )
 # dpkg-dev: dpkg-shlibdeps, which CPack uses to declare runtime dependencies.
 PACKAGE_PACKAGES=(dpkg-dev)
