@@ -207,16 +207,19 @@ void Broker::MarkSeen(const std::string& url) {
 }
 
 void Broker::CommitState(bool force) {
-  // Every turn writes what it staged (so the store's staged set stays
-  // small); every commit interval the write is also made durable.
-  scheduler_->StageDirtyOrigins();
+  // Staged changes are written (and the WAL fsynced) every commit interval,
+  // or sooner when the batch grows large; until then the store answers from
+  // the batch (seen checks; a queue read writes it first). Writing every
+  // turn instead cost the frontier ~10% more CPU per page.
+  constexpr size_t kMaxStaged = 50000;
   const int64_t now = clock_.NowMs();
   const bool sync = force || now - last_commit_ms_ >= options_.commit_interval_ms;
-  if (store_->staged() == 0 && !sync) return;
+  if (!sync && store_->staged() < kMaxStaged) return;
+  scheduler_->StageDirtyOrigins();
   if (sync) {
     last_commit_ms_ = now;
     // Sizes the seen filter of a resumed run (an estimate is enough).
-    store_->SetMeta("seen_urls", std::to_string(seen_->size()));
+    if (store_->staged() > 0) store_->SetMeta("seen_urls", std::to_string(seen_->size()));
   }
   if (Status s = store_->Write(sync); !s.ok()) {
     ++state_write_errors_;
