@@ -85,7 +85,13 @@ void SeenSet::MaybeAdoptRebuilt() {
 }
 
 void SeenSet::MaybeGrow() {
-  if (!filter_complete_ || rebuild_thread_.joinable() || filter_entries_ < filter_capacity_) return;
+  // Start at half the design size, so the larger filter is usually adopted
+  // before this one saturates (measured: waiting for the full design size
+  // left the old filter past it for most of a rebuild, and the false
+  // positives' disk lookups halved the admission rate meanwhile).
+  if (!filter_complete_ || rebuild_thread_.joinable() || filter_entries_ < filter_capacity_ / 2) {
+    return;
+  }
   const uint64_t bytes = filter_->memory_bytes();
   if (bytes >= max_filter_bytes_) return;  // at the budget: the rate rises instead
   StartRebuild(std::min(bytes * kGrowth, max_filter_bytes_));

@@ -11,8 +11,8 @@
 //
 // The filter grows with the crawl, up to its share of the budget: it starts
 // at 1 MB (a small crawl's RSS stays small: a big filter's random probes
-// would touch a page per URL), and whenever the URLs outgrow it a
-// background thread builds one four times larger from a scan of the store
+// would touch a page per URL), and whenever the URLs reach half its design
+// size a background thread builds one four times larger from a scan of the store
 // while checks go on against the old one (its false-positive rate rises
 // meanwhile, costing lookups, not URLs). The same rebuild runs after a
 // resume, where the filter starts empty and, until the rebuild is adopted,

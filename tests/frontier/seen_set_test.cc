@@ -148,7 +148,7 @@ TEST(SeenSetTest, TheFilterStartsSmallAndGrowsWithinItsBudget) {
     ASSERT_EQ(std::count(is_new.begin(), is_new.end(), true), n);
     ASSERT_TRUE((*store)->Write(false).ok());
   };
-  // Past the 1 MB filter's ~840,000 URLs a rebuild starts...
+  // Past half of the 1 MB filter's ~840,000 URLs a rebuild starts...
   for (int i = 0; i < 1800; ++i) claim(500);
   for (int i = 0; i < 1000 && seen.counters().filter_rebuilds == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
