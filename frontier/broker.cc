@@ -209,8 +209,8 @@ void Broker::MarkSeen(const std::string& url) {
 void Broker::CommitState(bool force) {
   // Staged changes are written (and the WAL fsynced) every commit interval,
   // or sooner when the batch grows large; until then the store answers from
-  // the batch (seen checks; a queue read writes it first). Writing every
-  // turn instead cost the frontier ~10% more CPU per page.
+  // the batch (seen checks; a queue read writes it first). A write every
+  // broker turn measured a few % more frontier CPU per page.
   constexpr size_t kMaxStaged = 50000;
   const int64_t now = clock_.NowMs();
   const bool sync = force || now - last_commit_ms_ >= options_.commit_interval_ms;
