@@ -149,7 +149,10 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
   db_options.max_background_jobs = 2;
   db_options.bytes_per_sync = 1 << 20;
   db_options.max_open_files = 512;
+  // RocksDB's own info LOG (flushes, compactions) beside the data: capped,
+  // so a crawl of weeks does not grow it without bound.
   db_options.keep_log_file_num = 2;
+  db_options.max_log_file_size = 8 << 20;
   db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
   db_options.paranoid_checks = true;
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
