@@ -10,7 +10,7 @@
 //   BM_WaitingUrlMemory/url_length     heap bytes per waiting URL (one
 //       UrlRecord in its origin's queue) measured with mallinfo2() across
 //       1M Enqueue calls over 4 origins; counter bytes_per_waiting_url.
-//       The visited set's share is in visited_set_bench (bytes_per_url).
+//       The seen set's share: frontier_scale_bench (bytes per known URL).
 //
 // Run: crawl_scheduler_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>

@@ -10,7 +10,7 @@
 // the expected count; the probes are taken from one 64-byte block (a
 // "blocked" Bloom filter) so a lookup is one cache miss. Past the expected
 // count the rate rises gracefully (it only costs exact-set lookups). Not
-// internally synchronised: VisitedSet guards it.
+// internally synchronised: SeenSet owns it (broker thread only).
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 // (fingerprint * capacity) >> 64 ("fast range"), one multiply instead of a
 // mask. While growing, old and new arrays coexist for a moment (2.5x).
 //
-// Not internally synchronised: VisitedSet guards it.
+// Not internally synchronised: KnownUrlCache guards it.
 #pragma once
 
 #include <cstdint>

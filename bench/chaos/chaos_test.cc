@@ -2,7 +2,7 @@
 // `./run crawl` over a generated site of thousands of pages while SIGKILLs
 // hit random components at random moments (every kind at least once); the
 // launcher restarts each. Asserts coverage 100%, no duplicates in the
-// output, every URL final in the frontier's SQLite state, and prints the
+// output, every URL final in the frontier's store, and prints the
 // figures (kills by kind, duration, refetches).
 //
 //   ZCRAWL_CHAOS_PAGES=3000 ZCRAWL_CHAOS_KILLS=12 ZCRAWL_CHAOS_SEED=1 build/bin/chaos_test

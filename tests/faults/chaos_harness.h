@@ -3,7 +3,7 @@
 // every kind of process at least once, then random kinds), letting the
 // launcher restart each one. Afterwards it gathers what a correct crawl
 // must show despite the kills: every expected page in index.jsonl once,
-// every URL in the frontier's SQLite state final (2 done, 3 failed).
+// every URL in the frontier's store (frontier.db) final (2 done, 3 failed).
 //
 // Shared by tests/faults/chaos_short_test.cc (a short run in the suite) and
 // bench/chaos/chaos_test.cc (thousands of pages). One object runs one crawl;
