@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/ascii.h"
+#include "common/varint.h"
 
 namespace zcrawl {
 namespace {
@@ -286,15 +287,6 @@ class GroupCollector {
   Members global_;
 };
 
-// Little-endian base-128 varints.
-void PutVarint(std::uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
 void PutBytes(std::string_view bytes, std::string* out) {
   PutVarint(bytes.size(), out);
   out->append(bytes);
@@ -314,14 +306,10 @@ class Reader {
   }
 
   bool Varint(std::uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      std::uint8_t b = 0;
-      if (!Byte(&b)) return false;
-      *v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
-      if ((b & 0x80) == 0) return true;
-    }
-    return false;
+    std::size_t offset = 0;
+    if (!GetVarint(data_, &offset, v)) return false;
+    data_.remove_prefix(offset);
+    return true;
   }
 
   bool Fixed64(std::uint64_t* v) {

@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "common/varint.h"
+
 namespace zcrawl::frontier {
 namespace {
 
@@ -30,24 +32,6 @@ uint64_t GetBigEndian(std::string_view in, size_t offset, int bytes) {
   uint64_t value = 0;
   for (int i = 0; i < bytes; ++i) value = (value << 8) | static_cast<uint8_t>(in[offset + i]);
   return value;
-}
-
-void PutVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
-// False on truncated input.
-bool GetVarint(std::string_view in, size_t& offset, uint64_t& value) {
-  value = 0;
-  for (int shift = 0; shift < 64 && offset < in.size(); shift += 7) {
-    const auto byte = static_cast<uint8_t>(in[offset++]);
-    value |= static_cast<uint64_t>(byte & 0x7F) << shift;
-    if ((byte & 0x80) == 0) return true;
-  }
-  return false;
 }
 
 std::string SeenKey(uint64_t fingerprint) {
@@ -239,8 +223,8 @@ void UrlStore::Contains(const std::vector<uint64_t>& fingerprints, std::vector<b
 void UrlStore::StageSeen(const SeenEntry& entry) {
   std::string value(1, static_cast<char>(entry.state));
   if (entry.state == SeenState::kFailed) {
-    PutVarint(value, entry.attempts);
-    PutVarint(value, entry.reason.size());
+    PutVarint(entry.attempts, &value);
+    PutVarint(entry.reason.size(), &value);
     value += entry.reason;
     value += entry.url;
   }
@@ -251,8 +235,8 @@ void UrlStore::StageSeen(const SeenEntry& entry) {
 
 void UrlStore::StageQueued(uint32_t origin_id, std::string_view origin, const QueuedUrl& url) {
   std::string value;
-  PutVarint(value, url.depth);
-  PutVarint(value, url.attempts);
+  PutVarint(url.depth, &value);
+  PutVarint(url.attempts, &value);
   // The origin is implied by the key: store only what follows it.
   const bool under_origin = url.url.compare(0, origin.size(), origin) == 0;
   value.push_back(under_origin ? 0 : 1);
@@ -281,7 +265,7 @@ Status UrlStore::LoadQueue(uint32_t origin_id, std::string_view origin, uint64_t
     url.seq = GetBigEndian(key, 4, 8);
     size_t offset = 0;
     uint64_t depth = 0, attempts = 0;
-    if (!GetVarint(value, offset, depth) || !GetVarint(value, offset, attempts) ||
+    if (!GetVarint(value, &offset, &depth) || !GetVarint(value, &offset, &attempts) ||
         offset >= value.size()) {
       return DataLossError(path_ + ": malformed queue entry of origin " + std::string(origin));
     }
@@ -298,9 +282,9 @@ Status UrlStore::LoadQueue(uint32_t origin_id, std::string_view origin, uint64_t
 
 void UrlStore::StageOrigin(const StoredOrigin& origin) {
   std::string value;
-  PutVarint(value, origin.next_seq);
-  PutVarint(value, origin.done);
-  PutVarint(value, origin.failed);
+  PutVarint(origin.next_seq, &value);
+  PutVarint(origin.done, &value);
+  PutVarint(origin.failed, &value);
   value += origin.origin;
   batch_->Put(families_[kOrigins], OriginKey(origin.id), value).PermitUncheckedError();
   ++staged_count_;
@@ -313,8 +297,8 @@ Status UrlStore::LoadOrigins(const std::function<void(StoredOrigin&&)>& visit) {
     const std::string_view value = it->value().ToStringView();
     StoredOrigin origin;
     size_t offset = 0;
-    if (key.size() != 4 || !GetVarint(value, offset, origin.next_seq) ||
-        !GetVarint(value, offset, origin.done) || !GetVarint(value, offset, origin.failed) ||
+    if (key.size() != 4 || !GetVarint(value, &offset, &origin.next_seq) ||
+        !GetVarint(value, &offset, &origin.done) || !GetVarint(value, &offset, &origin.failed) ||
         origin.done + origin.failed >= origin.next_seq + 1) {
       return DataLossError(path_ + ": malformed origin record");
     }
@@ -387,7 +371,7 @@ Status UrlStore::ForEachSeen(const std::function<bool(const SeenEntry&)>& visit)
     if (entry.state == SeenState::kFailed) {
       size_t offset = 1;
       uint64_t attempts = 0, reason_size = 0;
-      if (!GetVarint(value, offset, attempts) || !GetVarint(value, offset, reason_size) ||
+      if (!GetVarint(value, &offset, &attempts) || !GetVarint(value, &offset, &reason_size) ||
           offset + reason_size > value.size()) {
         return DataLossError(path_ + ": malformed failed entry");
       }
