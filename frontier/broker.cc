@@ -150,7 +150,7 @@ Status Broker::OpenState() {
     std::string seeds;
     for (const auto& seed : options_.seeds) seeds += seed + "\n";
     store_->SetMeta("seeds", seeds);
-    return store_->Write(/*sync=*/true);
+    return store_->Flush();
   }
   // Resume: the origin records only (one per origin, not per URL); their
   // queues stay on disk until leased.
@@ -178,15 +178,20 @@ Status Broker::OpenState() {
 
 void Broker::RecordFinal(const std::string& url, uint32_t origin_index, uint64_t seq,
                          UrlState state, const std::string& reason, uint32_t attempts) {
-  SeenEntry entry;
-  entry.fingerprint = UrlFingerprint(url);
-  entry.state = state == UrlState::kDone ? SeenState::kDone : SeenState::kFailed;
-  entry.attempts = attempts;
-  if (entry.state == SeenState::kFailed) {
-    entry.reason = reason;
-    entry.url = url;
+  // A queued URL that is done needs no seen write: it was stored as
+  // admitted, and its queue entry's removal records that it is done
+  // (url_store.h). A failure rewrites it with its reason.
+  if (state != UrlState::kDone || seq == 0) {
+    SeenEntry entry;
+    entry.fingerprint = UrlFingerprint(url);
+    entry.state = state == UrlState::kDone ? SeenState::kDone : SeenState::kFailed;
+    entry.attempts = attempts;
+    if (entry.state == SeenState::kFailed) {
+      entry.reason = reason;
+      entry.url = url;
+    }
+    store_->StageSeen(entry);
   }
-  store_->StageSeen(entry);
   if (seq != 0) store_->StageDequeued(origin_index, seq);
   scheduler_->RecordedFinal(origin_index, state);
 }
@@ -221,7 +226,9 @@ void Broker::CommitState(bool force) {
     // Sizes the seen filter of a resumed run (an estimate is enough).
     if (store_->staged() > 0) store_->SetMeta("seen_urls", std::to_string(seen_->size()));
   }
-  if (Status s = store_->Write(sync); !s.ok()) {
+  // Forced (the end, a stop): wait until it is on disk; otherwise the
+  // store's writer thread applies it while the broker goes on.
+  if (Status s = force ? store_->Flush() : store_->Write(sync); !s.ok()) {
     ++state_write_errors_;
     if (now - last_state_error_ms_ >= 5000) {
       last_state_error_ms_ = now;
@@ -234,6 +241,7 @@ void Broker::AdmitResult(AdmissionResult& result) {
   counters_.links_invalid += result.invalid;
   counters_.links_out_of_scope += result.out_of_scope;
   counters_.links_duplicate += result.duplicates;
+  known_.Insert(result.refresh);  // keeps URLs linked all the time past a rotation
   std::vector<uint64_t> fingerprints;
   fingerprints.reserve(result.candidates.size());
   for (const CandidateUrl& url : result.candidates) fingerprints.push_back(url.fingerprint);

@@ -158,15 +158,9 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
   if (slot.backlog == 0 || store_ == nullptr) return false;
   const size_t want = static_cast<size_t>(std::min<uint64_t>(options_.head_per_origin, slot.backlog));
   std::vector<QueuedUrl> loaded;
-  // The queue entries staged since the last write are part of what is to
-  // be read: write them first (with the origin records, so the store stays
-  // consistent at every write).
-  Status s = Status::Ok();
-  if (store_->staged() > 0) {
-    StageDirtyOrigins();
-    s = store_->Write(/*sync=*/false);
-  }
-  if (s.ok()) s = store_->LoadQueue(slot_index, slot.origin, slot.loaded_seq, want, &loaded);
+  // The store reads its staged and in-flight entries too: a refill
+  // neither forces a write nor waits for one.
+  Status s = store_->LoadQueue(slot_index, slot.origin, slot.loaded_seq, want, &loaded);
   if (!s.ok()) {
     // Try again in a second rather than spinning on a failing disk.
     ++queue_errors_;

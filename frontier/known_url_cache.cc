@@ -19,9 +19,13 @@ KnownUrlCache::KnownUrlCache(uint64_t max_bytes)
       current_(std::make_unique<FingerprintTable>()),
       older_(std::make_unique<FingerprintTable>()) {}
 
-bool KnownUrlCache::Contains(uint64_t fingerprint) const {
+bool KnownUrlCache::Contains(uint64_t fingerprint, bool* in_older) const {
+  if (in_older) *in_older = false;
   std::shared_lock<WriterPreferringRwLock> guard(lock_);
-  return current_->Contains(fingerprint) || older_->Contains(fingerprint);
+  if (current_->Contains(fingerprint)) return true;
+  const bool older = older_->Contains(fingerprint);
+  if (in_older) *in_older = older;
+  return older;
 }
 
 void KnownUrlCache::Insert(const std::vector<uint64_t>& fingerprints) {

@@ -1,5 +1,6 @@
 #include "frontier/link_admitter.h"
 
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 
 #include "frontier/url_fingerprint.h"
@@ -9,7 +10,10 @@ namespace zcrawl::frontier {
 LinkAdmitter::LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, uint32_t threads)
     : scope_(scope), known_(known), jobs_(1024) {
   if (threads == 0) threads = 1;
-  for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+  for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] {
+    pthread_setname_np(pthread_self(), "link-admitter");  // names what top -H and perf show
+    Run();
+  });
 }
 
 LinkAdmitter::~LinkAdmitter() { Stop(); }
@@ -51,8 +55,10 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
       continue;
     }
     const uint64_t fingerprint = UrlFingerprint(url.href());
-    if (known_.Contains(fingerprint)) {
+    bool in_older = false;
+    if (known_.Contains(fingerprint, &in_older)) {
       ++result.duplicates;
+      if (in_older) result.refresh.push_back(fingerprint);
       continue;
     }
     result.candidates.push_back(CandidateUrl{url.href(), url.origin_key(), job.depth, fingerprint});

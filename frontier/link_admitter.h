@@ -55,6 +55,7 @@ struct AdmissionResult {
   uint64_t invalid = 0;       // did not parse
   uint64_t out_of_scope = 0;
   uint64_t duplicates = 0;    // known to the KnownUrlCache
+  std::vector<uint64_t> refresh;  // duplicates found in its older generation
   std::optional<ParentOutcome> parent;  // passed through from the job
 };
 

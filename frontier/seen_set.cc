@@ -1,5 +1,6 @@
 #include "frontier/seen_set.h"
 
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -44,6 +45,7 @@ void SeenSet::StartRebuild(uint64_t filter_bytes) {
   rebuilt_ = std::make_unique<BloomFilter>(EntriesFor(filter_bytes));
   rebuild_done_ = false;
   rebuild_thread_ = std::thread([this, scan = std::move(scan)] {
+    pthread_setname_np(pthread_self(), "filter-rebuild");
     uint64_t entries = 0;
     Status s = scan->ForEach([&](uint64_t fingerprint) {
       rebuilt_->Add(fingerprint);
@@ -105,11 +107,14 @@ void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bo
   std::vector<uint64_t> ask;
   std::vector<size_t> ask_positions;
   std::vector<size_t> fresh;  // positions decided new
+  std::vector<uint64_t> confirmed_known;  // known: re-inserted into the cache
   for (size_t i = 0; i < fingerprints.size(); ++i) {
     const uint64_t fingerprint = fingerprints[i];
     if (!in_batch.insert(fingerprint).second) continue;  // repeated in this batch
-    if (cache_.Contains(fingerprint)) {
+    bool in_older = false;
+    if (cache_.Contains(fingerprint, &in_older)) {
       ++counters_.cache_hits;
+      if (in_older) confirmed_known.push_back(fingerprint);  // inserted again below
       continue;
     }
     if (filter_complete_ && !filter_->MayContain(fingerprint)) {
@@ -120,7 +125,6 @@ void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bo
     ask.push_back(fingerprint);
     ask_positions.push_back(i);
   }
-  std::vector<uint64_t> confirmed_known;
   if (!ask.empty()) {
     std::vector<bool> present;
     store_.Contains(ask, &present);
@@ -141,7 +145,7 @@ void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bo
     (*is_new)[i] = true;
     filter_->Add(fingerprint);
     if (rebuild_thread_.joinable()) claimed_during_rebuild_.push_back(fingerprint);
-    store_.StageSeen(SeenEntry{fingerprint, SeenState::kWaiting, 0, {}, {}});
+    store_.StageSeen(SeenEntry{fingerprint, SeenState::kAdmitted, 0, {}, {}});
     claimed.push_back(fingerprint);
   }
   filter_entries_ += claimed.size();

@@ -16,46 +16,14 @@
 #include <thread>
 
 #include "common/varint.h"
+#include "frontier/url_store_records.h"
 
 namespace zcrawl::frontier {
+
+// The records' encodings, shared with url_store_scan.cc.
+using namespace store_records;
+
 namespace {
-
-enum Family : size_t { kMeta = 0, kSeen = 1, kQueue = 2, kOrigins = 3 };
-const char* const kFamilyNames[] = {"default", "seen", "queue", "origins"};
-
-// Keys are big-endian so that RocksDB's byte order is numeric order: an
-// origin's queue is one contiguous, seq-ordered range.
-void PutBigEndian(std::string& out, uint64_t value, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
-}
-uint64_t GetBigEndian(std::string_view in, size_t offset, int bytes) {
-  uint64_t value = 0;
-  for (int i = 0; i < bytes; ++i) value = (value << 8) | static_cast<uint8_t>(in[offset + i]);
-  return value;
-}
-
-std::string SeenKey(uint64_t fingerprint) {
-  std::string key;
-  PutBigEndian(key, fingerprint, 8);
-  return key;
-}
-std::string OriginKey(uint32_t origin_id) {
-  std::string key;
-  PutBigEndian(key, origin_id, 4);
-  return key;
-}
-std::string QueueKey(uint32_t origin_id, uint64_t seq) {
-  std::string key = OriginKey(origin_id);
-  PutBigEndian(key, seq, 8);
-  return key;
-}
-
-Status FromRocks(const rocksdb::Status& s, const std::string& what) {
-  if (s.ok()) return Status::Ok();
-  if (s.IsCorruption()) return DataLossError(what + ": corrupted: " + s.ToString());
-  if (s.IsNoSpace()) return ResourceExhaustedError(what + ": " + s.ToString());
-  return UnavailableError(what + ": " + s.ToString());
-}
 
 // One table configuration for every family: blocks and their index and
 // filter blocks all live in the one block cache, so the budget holds.
@@ -171,12 +139,15 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
   }
   if (!s.ok()) return FromRocks(s, "cannot open " + path);
   store->db_.reset(db);
-  store->batch_ = std::make_unique<rocksdb::WriteBatch>();
+  if (!options.read_only) {
+    store->writer_ = std::make_unique<StoreWriter>(db, store->families_, options.temporary);
+  }
   store->resumed_ = existed && !store->GetMeta("created_at_ms").empty();
   return store;
 }
 
 UrlStore::~UrlStore() {
+  writer_.reset();  // applies what is in flight
   if (db_) {
     for (auto* family : families_) db_->DestroyColumnFamilyHandle(family);
     db_->Close().PermitUncheckedError();
@@ -193,7 +164,7 @@ void UrlStore::Contains(const std::vector<uint64_t>& fingerprints, std::vector<b
   std::vector<std::string> keys;
   std::vector<size_t> positions;
   for (size_t i = 0; i < fingerprints.size(); ++i) {
-    if (staged_seen_.count(fingerprints[i])) {
+    if (staged_seen_.count(fingerprints[i]) || in_flight_seen_.count(fingerprints[i])) {
       (*present)[i] = true;
     } else {
       keys.push_back(SeenKey(fingerprints[i]));
@@ -220,6 +191,10 @@ void UrlStore::Contains(const std::vector<uint64_t>& fingerprints, std::vector<b
   }
 }
 
+void UrlStore::Stage(int family, bool remove, std::string key, std::string value) {
+  staged_.push_back(StagedChange{static_cast<uint8_t>(family), remove, std::move(key), std::move(value)});
+}
+
 void UrlStore::StageSeen(const SeenEntry& entry) {
   std::string value(1, static_cast<char>(entry.state));
   if (entry.state == SeenState::kFailed) {
@@ -228,9 +203,8 @@ void UrlStore::StageSeen(const SeenEntry& entry) {
     value += entry.reason;
     value += entry.url;
   }
-  batch_->Put(families_[kSeen], SeenKey(entry.fingerprint), value).PermitUncheckedError();
+  Stage(kSeen, false, SeenKey(entry.fingerprint), std::move(value));
   staged_seen_.insert(entry.fingerprint);
-  ++staged_count_;
 }
 
 void UrlStore::StageQueued(uint32_t origin_id, std::string_view origin, const QueuedUrl& url) {
@@ -241,43 +215,66 @@ void UrlStore::StageQueued(uint32_t origin_id, std::string_view origin, const Qu
   const bool under_origin = url.url.compare(0, origin.size(), origin) == 0;
   value.push_back(under_origin ? 0 : 1);
   value.append(under_origin ? std::string_view(url.url).substr(origin.size()) : std::string_view(url.url));
-  batch_->Put(families_[kQueue], QueueKey(origin_id, url.seq), value).PermitUncheckedError();
-  ++staged_count_;
+  Stage(kQueue, false, QueueKey(origin_id, url.seq), std::move(value));
 }
 
 void UrlStore::StageDequeued(uint32_t origin_id, uint64_t seq) {
-  batch_->Delete(families_[kQueue], QueueKey(origin_id, seq)).PermitUncheckedError();
-  ++staged_count_;
+  Stage(kQueue, true, QueueKey(origin_id, seq), {});
 }
+
 
 Status UrlStore::LoadQueue(uint32_t origin_id, std::string_view origin, uint64_t after_seq,
                            size_t max, std::vector<QueuedUrl>* out) {
+  // An origin's seqs grow in staging order and batches are applied in that
+  // order, so its queue is: what the database holds, then what is in
+  // flight, then what is staged; whatever was applied meanwhile is skipped
+  // by seq, and removals not applied yet are honoured. No wait for the
+  // writer, and no write forced by a refill.
   const std::string prefix = OriginKey(origin_id);
-  rocksdb::ReadOptions read;
-  read.prefix_same_as_start = true;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, families_[kQueue]));
-  size_t loaded = 0;
-  for (it->Seek(QueueKey(origin_id, after_seq + 1)); it->Valid() && loaded < max; it->Next()) {
-    const std::string_view key = it->key().ToStringView();
-    if (key.size() != 12 || key.compare(0, 4, prefix) != 0) break;
-    const std::string_view value = it->value().ToStringView();
-    QueuedUrl url;
-    url.seq = GetBigEndian(key, 4, 8);
-    size_t offset = 0;
-    uint64_t depth = 0, attempts = 0;
-    if (!GetVarint(value, &offset, &depth) || !GetVarint(value, &offset, &attempts) ||
-        offset >= value.size()) {
-      return DataLossError(path_ + ": malformed queue entry of origin " + std::string(origin));
+  const std::vector<StagedChange>* unwritten[] = {in_flight_.get(), &staged_};
+  std::unordered_set<uint64_t> removed;
+  for (const std::vector<StagedChange>* changes : unwritten) {
+    if (changes == nullptr) continue;
+    for (const StagedChange& change : *changes) {
+      if (change.remove && change.key.compare(0, 4, prefix) == 0 && change.key.size() == 12) {
+        removed.insert(GetBigEndian(change.key, 4, 8));
+      }
     }
-    const bool under_origin = value[offset++] == 0;
-    url.url = under_origin ? std::string(origin) : std::string();
-    url.url.append(value.substr(offset));
-    url.depth = static_cast<uint32_t>(depth);
-    url.attempts = static_cast<uint32_t>(attempts);
-    out->push_back(std::move(url));
-    ++loaded;
   }
-  return FromRocks(it->status(), "cannot read queue in " + path_);
+  const size_t first = out->size();
+  uint64_t last = after_seq;
+  {
+    rocksdb::ReadOptions read;
+    read.prefix_same_as_start = true;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, families_[kQueue]));
+    for (it->Seek(QueueKey(origin_id, after_seq + 1)); it->Valid() && out->size() - first < max;
+         it->Next()) {
+      const std::string_view key = it->key().ToStringView();
+      if (key.size() != 12 || key.compare(0, 4, prefix) != 0) break;
+      QueuedUrl url;
+      if (!DecodeQueued(origin, key, it->value().ToStringView(), &url)) {
+        return DataLossError(path_ + ": malformed queue entry of origin " + std::string(origin));
+      }
+      last = url.seq;
+      if (!removed.count(url.seq)) out->push_back(std::move(url));
+    }
+    if (!it->status().ok()) return FromRocks(it->status(), "cannot read queue in " + path_);
+  }
+  for (const std::vector<StagedChange>* changes : unwritten) {
+    if (changes == nullptr) continue;
+    for (const StagedChange& change : *changes) {
+      if (out->size() - first >= max) return Status::Ok();
+      if (change.family != kQueue || change.remove || change.key.compare(0, 4, prefix) != 0) continue;
+      QueuedUrl url;
+      if (!DecodeQueued(origin, change.key, change.value, &url)) {
+        return DataLossError(path_ + ": malformed staged queue entry of origin " + std::string(origin));
+      }
+      if (url.seq <= last) continue;  // read from the database already
+      last = url.seq;
+      if (!removed.count(url.seq)) out->push_back(std::move(url));
+    }
+  }
+  return Status::Ok();
 }
 
 void UrlStore::StageOrigin(const StoredOrigin& origin) {
@@ -286,11 +283,11 @@ void UrlStore::StageOrigin(const StoredOrigin& origin) {
   PutVarint(origin.done, &value);
   PutVarint(origin.failed, &value);
   value += origin.origin;
-  batch_->Put(families_[kOrigins], OriginKey(origin.id), value).PermitUncheckedError();
-  ++staged_count_;
+  Stage(kOrigins, false, OriginKey(origin.id), std::move(value));
 }
 
 Status UrlStore::LoadOrigins(const std::function<void(StoredOrigin&&)>& visit) {
+  if (Status settled = writer_ ? Settle() : Status::Ok(); !settled.ok()) return settled;  // reads see every write
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), families_[kOrigins]));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const std::string_view key = it->key().ToStringView();
@@ -310,8 +307,7 @@ Status UrlStore::LoadOrigins(const std::function<void(StoredOrigin&&)>& visit) {
 }
 
 void UrlStore::SetMeta(const std::string& key, const std::string& value) {
-  batch_->Put(families_[kMeta], key, value).PermitUncheckedError();
-  ++staged_count_;
+  Stage(kMeta, false, key, value);
 }
 
 std::string UrlStore::GetMeta(const std::string& key) {
@@ -320,68 +316,38 @@ std::string UrlStore::GetMeta(const std::string& key) {
   return value;
 }
 
-Status UrlStore::Write(bool sync) {
-  if (staged_count_ > 0) {
-    rocksdb::WriteOptions write;
-    write.disableWAL = temporary_;
-    rocksdb::Status s = db_->Write(write, batch_.get());
-    if (!s.ok()) return FromRocks(s, "cannot write " + path_);
-    batch_->Clear();
-    staged_seen_.clear();
-    staged_count_ = 0;
-    ++writes_;
-    unsynced_ = true;
+Status UrlStore::Settle() {
+  StoreWriter::Batch retry;
+  Status s = writer_->Finish(&retry);
+  if (!s.ok()) {
+    if (retry) {
+      // Staged again ahead of anything newer, so the order holds.
+      staged_.insert(staged_.begin(), retry->begin(), retry->end());
+      staged_seen_.merge(in_flight_seen_);
+    }
+    in_flight_seen_.clear();
+    in_flight_.reset();
+    return Status(s.code(), "cannot write " + path_ + ": " + s.message());
   }
-  if (sync && unsynced_ && !temporary_) {
-    if (rocksdb::Status s = db_->SyncWAL(); !s.ok()) return FromRocks(s, "cannot sync " + path_);
-    unsynced_ = false;
-  }
+  in_flight_seen_.clear();
+  in_flight_.reset();
   return Status::Ok();
 }
 
-SeenScan::SeenScan(std::unique_ptr<rocksdb::Iterator> iterator) : iterator_(std::move(iterator)) {}
-SeenScan::~SeenScan() = default;
-
-Status SeenScan::ForEach(const std::function<bool(uint64_t)>& visit) {
-  for (iterator_->SeekToFirst(); iterator_->Valid(); iterator_->Next()) {
-    const std::string_view key = iterator_->key().ToStringView();
-    if (key.size() != 8) return DataLossError("malformed seen key");
-    if (!visit(GetBigEndian(key, 0, 8))) break;
-  }
-  return FromRocks(iterator_->status(), "cannot scan the seen set");
+Status UrlStore::Write(bool sync) {
+  Status settled = Settle();
+  if (!settled.ok()) return settled;  // kept staged; the next Write retries
+  if (staged_.empty() && !(sync && writer_->unsynced())) return Status::Ok();
+  in_flight_ = std::make_shared<const std::vector<StagedChange>>(std::move(staged_));
+  staged_.clear();
+  in_flight_seen_.swap(staged_seen_);
+  writer_->Start(in_flight_, sync);
+  return Status::Ok();
 }
 
-std::unique_ptr<SeenScan> UrlStore::StartSeenScan() {
-  rocksdb::ReadOptions read;
-  read.fill_cache = false;  // a one-off sequential pass: keep the cache for lookups
-  read.readahead_size = 2 << 20;
-  return std::make_unique<SeenScan>(
-      std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(read, families_[kSeen])));
-}
-
-Status UrlStore::ForEachSeen(const std::function<bool(const SeenEntry&)>& visit) {
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), families_[kSeen]));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    const std::string_view key = it->key().ToStringView();
-    const std::string_view value = it->value().ToStringView();
-    if (key.size() != 8 || value.empty()) return DataLossError(path_ + ": malformed seen entry");
-    SeenEntry entry;
-    entry.fingerprint = GetBigEndian(key, 0, 8);
-    entry.state = static_cast<SeenState>(value[0]);
-    if (entry.state == SeenState::kFailed) {
-      size_t offset = 1;
-      uint64_t attempts = 0, reason_size = 0;
-      if (!GetVarint(value, &offset, &attempts) || !GetVarint(value, &offset, &reason_size) ||
-          offset + reason_size > value.size()) {
-        return DataLossError(path_ + ": malformed failed entry");
-      }
-      entry.attempts = static_cast<uint32_t>(attempts);
-      entry.reason = std::string(value.substr(offset, reason_size));
-      entry.url = std::string(value.substr(offset + reason_size));
-    }
-    if (!visit(entry)) break;
-  }
-  return FromRocks(it->status(), "cannot read " + path_);
+Status UrlStore::Flush() {
+  Status s = Write(/*sync=*/true);
+  return s.ok() ? Settle() : s;
 }
 
 uint64_t UrlStore::disk_bytes() const {

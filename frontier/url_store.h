@@ -9,16 +9,19 @@
 //   default        meta key (text)              meta value (created_at_ms, seeds, finished)
 //
 // `seen` is the exact seen set and the per-URL state in one: a key per URL
-// ever admitted. A done URL keeps only its fingerprint and state (its page is
-// in the writer's output); a failed one keeps its URL and reason, which an
-// operator wants listed. `queue` holds every admitted URL that is not final
-// yet (waiting, leased, or waiting for a retry), per origin in admission
-// order, so a host's queue is one prefix scan. An origin's waiting count is
+// ever admitted. An admitted URL is written once, as kAdmitted, and is not
+// written again when it is done: its queue entry's removal is what records
+// that (one random write per URL instead of two, measured as the LSM's main
+// cost at scale), so "done" is derived: admitted and no longer queued. A
+// failed one is rewritten with its URL and reason, which an operator wants
+// listed. `queue` holds every admitted URL that is not final yet (waiting,
+// leased, or waiting for a retry), per origin in admission order, so a
+// host's queue is one prefix scan. An origin's waiting count is
 // derived (next seq - 1 - done - failed), so resuming reads the `origins`
 // family only, never a scan of the URLs.
 //
-// Durability: changes are staged in a WriteBatch and applied by Write() in
-// order; a crash recovers a prefix of the writes (RocksDB's WAL point-in-time
+// Durability: changes are staged and applied by Write() as one atomic batch
+// each, batches in order; a crash recovers a prefix of the batches (RocksDB's WAL point-in-time
 // recovery), which keeps the broker's rule that a parent's final state is
 // recorded only after its links were admitted. Write(sync=true) also fsyncs
 // the WAL: the group commit.
@@ -36,6 +39,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "frontier/store_writer.h"
 #include "frontier/url_record.h"
 
 namespace rocksdb {
@@ -43,16 +47,18 @@ class DB;
 class Iterator;
 class ColumnFamilyHandle;
 class Cache;
-class WriteBatch;
 class WriteBufferManager;
 }  // namespace rocksdb
 
 namespace zcrawl::frontier {
 
-// What `seen` records per URL. kWaiting covers leased and retrying too: a
-// lease is not recorded (after a crash every URL not final is waiting).
-// kRefused: seen but over an admission limit, never fetched.
-enum class SeenState : uint8_t { kWaiting = 0, kDone = 2, kFailed = 3, kRefused = 4 };
+// What `seen` records per URL. Stored: kAdmitted (queued when written: done
+// once its queue entry is gone), kDone (known without being queued: a
+// redirect's target), kFailed, kRefused (seen but over an admission limit,
+// never fetched). ForEachSeen reports an admitted URL as kWaiting (leased
+// and retrying included: a lease is not recorded, after a crash every URL
+// not final is waiting) or kDone.
+enum class SeenState : uint8_t { kAdmitted = 0, kWaiting = 1, kDone = 2, kFailed = 3, kRefused = 4 };
 
 struct StoredOrigin {
   uint32_t id = 0;
@@ -72,7 +78,7 @@ struct QueuedUrl {
 
 struct SeenEntry {
   uint64_t fingerprint = 0;
-  SeenState state = SeenState::kWaiting;
+  SeenState state = SeenState::kAdmitted;
   uint32_t attempts = 0;
   std::string reason;  // failed only
   std::string url;     // failed only
@@ -122,7 +128,9 @@ class UrlStore {
   // taken at the same moment it covers every fingerprint seen so far.
   std::unique_ptr<SeenScan> StartSeenScan();
   std::vector<uint64_t> staged_fingerprints() const {
-    return {staged_seen_.begin(), staged_seen_.end()};
+    std::vector<uint64_t> out(staged_seen_.begin(), staged_seen_.end());
+    out.insert(out.end(), in_flight_seen_.begin(), in_flight_seen_.end());
+    return out;
   }
 
   // --- per-origin queues ---
@@ -141,13 +149,20 @@ class UrlStore {
   void SetMeta(const std::string& key, const std::string& value);
   std::string GetMeta(const std::string& key);
 
-  // Applies everything staged, in order, atomically; `sync` also fsyncs
-  // the WAL. On error the staged changes are kept and the next Write
-  // retries them.
+  // Hands everything staged to the store's writer thread (store_writer.h),
+  // which applies it as one atomic batch after the previous one; `sync`
+  // also fsyncs the WAL. Returns at once: an error is that of the previous
+  // write, whose changes are then staged again for the next Write. Reads
+  // see staged and in-flight changes (Contains) or wait for them
+  // (LoadOrigins, ForEachSeen) or read them too (LoadQueue).
   Status Write(bool sync);
-  size_t staged() const { return staged_count_; }
+  // Write(sync=true), and waits until it is applied and fsynced.
+  Status Flush();
+  size_t staged() const { return staged_.size(); }
 
-  // Every seen entry (for inspection and tests), in fingerprint order.
+  // Every seen entry (for inspection and tests), in fingerprint order, an
+  // admitted URL as kWaiting or kDone by whether it is still queued (this
+  // reads the whole queue first: a tool's cost, never the crawl's).
   Status ForEachSeen(const std::function<bool(const SeenEntry&)>& visit);  // false: stop
   // Safe to call from another thread while the owner writes (RocksDB's
   // iterator reads a snapshot); nothing else is.
@@ -156,25 +171,31 @@ class UrlStore {
   uint64_t disk_bytes() const;
   // Bytes of RAM the engine holds (block cache incl. memtables, table readers).
   uint64_t memory_bytes() const;
-  uint64_t writes() const { return writes_; }
+  uint64_t writes() const { return writer_ ? writer_->writes() : 0; }
   uint64_t disk_lookups() const { return disk_lookups_; }
 
  private:
   UrlStore() = default;
+  // The fingerprint of every queued URL (ForEachSeen's "still waiting").
+  Status QueuedFingerprints(std::unordered_set<uint64_t>* out);
 
   std::string dir_;
   std::string path_;
   bool temporary_ = false;
-  bool unsynced_ = false;  // written since the last fsync
   bool resumed_ = false;
   std::shared_ptr<rocksdb::Cache> cache_;
   std::shared_ptr<rocksdb::WriteBufferManager> write_buffers_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, seen, queue, origins
-  std::unique_ptr<rocksdb::WriteBatch> batch_;
-  std::unordered_set<uint64_t> staged_seen_;  // fingerprints in batch_
-  size_t staged_count_ = 0;
-  uint64_t writes_ = 0;
+  // Changes since the last Write, in the order they were made.
+  void Stage(int family, bool remove, std::string key, std::string value);
+  // Waits for the write in flight; if it failed, stages its changes again.
+  Status Settle();
+  std::vector<StagedChange> staged_;
+  std::unordered_set<uint64_t> staged_seen_;     // fingerprints in staged_
+  StoreWriter::Batch in_flight_;                 // the write in flight, until settled
+  std::unordered_set<uint64_t> in_flight_seen_;  // its fingerprints
+  std::unique_ptr<StoreWriter> writer_;          // none when read-only
   uint64_t disk_lookups_ = 0;
 };
 

@@ -35,6 +35,28 @@ TEST(KnownUrlCacheTest, StaysWithinItsBudgetByDroppingTheOlderGeneration) {
   EXPECT_FALSE(cache.Contains(Spread(1)));      // the oldest went
 }
 
+TEST(KnownUrlCacheTest, AnOlderHitInsertedAgainOutlivesRotations) {
+  KnownUrlCache cache(1 << 20);  // ~27,000 entries per generation
+  const uint64_t popular = Spread(1);
+  const uint64_t forgotten = Spread(2);
+  cache.Insert({popular, forgotten});
+  uint64_t next = 3;
+  const uint64_t rotations_before = cache.rotations();
+  for (int round = 0; round < 4; ++round) {
+    const uint64_t rotations = cache.rotations();
+    while (cache.rotations() == rotations) cache.Insert({Spread(next++)});
+    // The caller's part (a link thread reports it, the broker inserts):
+    bool in_older = false;
+    ASSERT_TRUE(cache.Contains(popular, &in_older)) << "round " << round;
+    EXPECT_TRUE(in_older) << "just rotated: only the older generation has it";
+    cache.Insert({popular});
+    ASSERT_TRUE(cache.Contains(popular, &in_older));
+    EXPECT_FALSE(in_older) << "inserted again: in the current generation";
+  }
+  EXPECT_EQ(cache.rotations() - rotations_before, 4u);
+  EXPECT_FALSE(cache.Contains(forgotten)) << "not refreshed: gone after two rotations";
+}
+
 TEST(KnownUrlCacheTest, ReadersAndAWriterAgreeWithoutLosingInserts) {
   KnownUrlCache cache(64 << 20);
   std::atomic<bool> stop{false};

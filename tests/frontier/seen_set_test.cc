@@ -47,7 +47,9 @@ Round CheckAgainstExact(SeenSet& seen, UrlStore& store, std::unordered_set<uint6
     }
     round.checked += batch.size();
     // Write at varying cadences, as the broker does once per turn.
-    if (b % 3 == 0) EXPECT_TRUE(store.Write(b % 30 == 0).ok());
+    if (b % 3 == 0) {
+      EXPECT_TRUE(store.Write(b % 30 == 0).ok());
+    }
   }
   EXPECT_TRUE(store.Write(true).ok());
   return round;
@@ -75,7 +77,9 @@ TEST(SeenSetTest, AgreesWithAnExactSetAcrossFlushesCompactionsAndReopenings) {
     const Round round = CheckAgainstExact(seen, **store, exact, random, 800'000, 800);
     checked += round.checked;
     EXPECT_GT(round.admitted, 0u);
-    if (run > 0) EXPECT_GT(seen.counters().disk_lookups, 0u);
+    if (run > 0) {
+      EXPECT_GT(seen.counters().disk_lookups, 0u);
+    }
     rebuilds += seen.counters().filter_rebuilds;
     if (::testing::Test::HasFailure()) return;
   }

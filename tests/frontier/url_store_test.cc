@@ -6,9 +6,11 @@
 
 #include <chrono>
 #include <filesystem>
-#include <thread>
 #include <fstream>
+#include <map>
+#include <thread>
 
+#include "frontier/url_fingerprint.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::frontier {
@@ -91,6 +93,77 @@ TEST(UrlStoreTest, DequeuedEntriesAreGoneAndQueuesStayApart) {
   ASSERT_EQ(queue.size(), 50u);  // the other origin's entries never leak in
   EXPECT_EQ(queue.front().seq, 51u);
   EXPECT_EQ(queue.back().url, "http://a.test/100");
+}
+
+TEST(UrlStoreTest, AQueueReadSeesWhatIsStagedOrInFlightOnceAndInOrder) {
+  const std::string dir = MakeTempDir("url_store_unwritten");
+  auto store = OpenOrDie(dir);
+  ASSERT_TRUE(store);
+  auto stage = [&](uint64_t first, uint64_t last) {
+    for (uint64_t seq = first; seq <= last; ++seq) {
+      store->StageQueued(3, "http://a.test", {seq, "http://a.test/" + std::to_string(seq), 0, 0});
+      store->StageQueued(4, "http://b.test", {seq, "http://b.test/" + std::to_string(seq), 0, 0});
+    }
+  };
+  stage(1, 10);
+  ASSERT_TRUE(store->Write(true).ok());
+  ASSERT_TRUE(store->Flush().ok());  // 1-10 on disk
+  stage(11, 20);
+  ASSERT_TRUE(store->Write(false).ok());  // 11-20 handed to the writer thread
+  stage(21, 30);                          // 21-30 staged only
+  for (const auto& [after, max] : std::vector<std::pair<uint64_t, size_t>>{{0, 100}, {5, 12}, {15, 100}, {25, 3}}) {
+    std::vector<QueuedUrl> queue;
+    ASSERT_TRUE(store->LoadQueue(3, "http://a.test", after, max, &queue).ok());
+    const uint64_t expected = std::min<uint64_t>(30 - after, max);
+    ASSERT_EQ(queue.size(), expected) << "after " << after;
+    for (size_t i = 0; i < queue.size(); ++i) {
+      EXPECT_EQ(queue[i].seq, after + 1 + i);  // each once, in seq order
+      EXPECT_EQ(queue[i].url, "http://a.test/" + std::to_string(after + 1 + i));
+    }
+  }
+  // The same answer once everything is on disk.
+  ASSERT_TRUE(store->Flush().ok());
+  EXPECT_EQ(store->staged(), 0u);
+  std::vector<QueuedUrl> queue;
+  ASSERT_TRUE(store->LoadQueue(3, "http://a.test", 0, 100, &queue).ok());
+  EXPECT_EQ(queue.size(), 30u);
+}
+
+TEST(UrlStoreTest, TheLastChangeToAKeyWinsWithinABatchAndDoneIsDerivedFromTheQueue) {
+  const std::string dir = MakeTempDir("url_store_order");
+  {
+    auto store = OpenOrDie(dir);
+    ASSERT_TRUE(store);
+    store->StageOrigin({0, "http://a.test", 4, 0, 0});
+    store->StageQueued(0, "http://a.test", {1, "http://a.test/1", 0, 0});
+    store->StageQueued(0, "http://a.test", {2, "http://a.test/2", 0, 0});
+    store->StageQueued(0, "http://a.test", {3, "http://a.test/3", 0, 0});
+    for (const char* path : {"/1", "/2", "/3"}) {
+      store->StageSeen({UrlFingerprint(std::string("http://a.test") + path), SeenState::kAdmitted, 0, {}, {}});
+    }
+    // In the same batch: /1 is done (its queue entry removed), /2 failed
+    // (rewritten after its admission), /3 still waits.
+    store->StageDequeued(0, 1);
+    store->StageSeen({UrlFingerprint("http://a.test/2"), SeenState::kFailed, 1, "http_404", "http://a.test/2"});
+    store->StageDequeued(0, 2);
+    store->StageOrigin({0, "http://a.test", 4, 1, 1});
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  UrlStoreOptions options;
+  options.dir = dir;
+  options.read_only = true;
+  auto store = UrlStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  std::map<uint64_t, SeenState> states;
+  ASSERT_TRUE((*store)->ForEachSeen([&](const SeenEntry& e) { states[e.fingerprint] = e.state; return true; }).ok());
+  EXPECT_EQ(states[UrlFingerprint("http://a.test/1")], SeenState::kDone);
+  EXPECT_EQ(states[UrlFingerprint("http://a.test/2")], SeenState::kFailed);
+  EXPECT_EQ(states[UrlFingerprint("http://a.test/3")], SeenState::kWaiting);
+  std::vector<StoredOrigin> origins;
+  ASSERT_TRUE((*store)->LoadOrigins([&](StoredOrigin&& o) { origins.push_back(o); }).ok());
+  ASSERT_EQ(origins.size(), 1u);
+  EXPECT_EQ(origins[0].done, 1u);  // the later record of the origin won
+  EXPECT_EQ(origins[0].queued(), 1u);
 }
 
 TEST(UrlStoreTest, AnOlderSqliteStateIsRefusedByName) {

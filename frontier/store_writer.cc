@@ -1,0 +1,155 @@
+#include "frontier/store_writer.h"
+
+#include <pthread.h>
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+
+namespace zcrawl::frontier {
+namespace {
+
+// A change's place in its batch's key order, from integers: keys of up to
+// 16 bytes (seen: 8, queue: 12, origins: 4) compare like their bytes do as
+// two big-endian, zero-padded halves, then their length (a prefix sorts
+// first); memcmp per comparison was the sort's cost. Longer keys (meta
+// names) compare as strings.
+struct SortKey {
+  uint64_t head = 0;  // bytes 0-7
+  uint64_t tail = 0;  // bytes 8-15
+  uint32_t index = 0;
+  uint8_t family = 0;
+  uint8_t length = 0;  // 17: longer than 16, compare the strings
+};
+
+SortKey MakeSortKey(const StagedChange& change, uint32_t index) {
+  SortKey key;
+  key.index = index;
+  key.family = change.family;
+  const std::string& bytes = change.key;
+  key.length = static_cast<uint8_t>(std::min<size_t>(bytes.size(), 17));
+  for (size_t i = 0; i < 16; ++i) {
+    const uint64_t byte = i < bytes.size() ? static_cast<uint8_t>(bytes[i]) : 0;
+    (i < 8 ? key.head : key.tail) = (i < 8 ? key.head : key.tail) << 8 | byte;
+  }
+  return key;
+}
+
+}  // namespace
+
+StoreWriter::StoreWriter(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> families,
+                         bool temporary)
+    : db_(db),
+      families_(std::move(families)),
+      temporary_(temporary),
+      batch_(std::make_unique<rocksdb::WriteBatch>()),
+      thread_([this] { Run(); }) {}
+
+StoreWriter::~StoreWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();  // Run applies a job in flight before it returns
+}
+
+void StoreWriter::Start(Batch changes, bool sync) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    job_ = std::move(changes);
+    job_sync_ = sync;
+    pending_ = true;
+  }
+  cv_.notify_all();
+}
+
+Status StoreWriter::Finish(Batch* retry) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return !pending_; });
+  unsynced_ = job_unsynced_;
+  if (job_status_.ok()) return Status::Ok();
+  Status failed = job_status_;
+  job_status_ = Status::Ok();
+  *retry = std::move(job_);  // none when only the fsync failed
+  job_.reset();
+  return failed;
+}
+
+void StoreWriter::Run() {
+  pthread_setname_np(pthread_self(), "store-writer");  // names what top -H and perf show
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return pending_ || stop_; });
+    if (!pending_) return;  // stopping, nothing in flight
+    // The owner waits in Finish() before it touches job_ again, and never
+    // changes the batch, so it is read without the lock.
+    const Batch job = job_;
+    lock.unlock();
+    bool written = false;
+    const Status s = Apply(job ? *job : std::vector<StagedChange>(), job_sync_, &written);
+    lock.lock();
+    job_status_ = s;
+    if (written) {
+      // Applied (even if its fsync failed: the next sync retries that, and
+      // applying the changes twice would repeat a queue entry's removal).
+      job_unsynced_ = !temporary_ && (!s.ok() || (!job_sync_ && (job_unsynced_ || (job && !job->empty()))));
+      job_.reset();
+    }
+    pending_ = false;
+    cv_.notify_all();
+  }
+}
+
+Status StoreWriter::Apply(const std::vector<StagedChange>& changes, bool sync, bool* written) {
+  *written = changes.empty();
+  if (!changes.empty()) {
+    // One batch is atomic, so its order is free: sorted by family and key,
+    // each memtable insert starts from where the previous one ended
+    // (RocksDB's skiplist keeps that splice) instead of searching from the
+    // top. Changes to one key (a queue entry's put and its removal) keep
+    // their staging order.
+    std::vector<SortKey> order;
+    order.reserve(changes.size());
+    for (uint32_t i = 0; i < changes.size(); ++i) order.push_back(MakeSortKey(changes[i], i));
+    std::sort(order.begin(), order.end(), [&](const SortKey& x, const SortKey& y) {
+      if (x.family != y.family) return x.family < y.family;
+      if (x.head != y.head) return x.head < y.head;
+      if (x.tail != y.tail) return x.tail < y.tail;
+      if (x.length == 17 && y.length == 17) {
+        const int c = changes[x.index].key.compare(changes[y.index].key);
+        if (c != 0) return c < 0;
+      } else if (x.length != y.length) {
+        return x.length < y.length;
+      }
+      return x.index < y.index;  // the same key: staging order
+    });
+    batch_->Clear();
+    for (const SortKey& sorted : order) {
+      const StagedChange& change = changes[sorted.index];
+      rocksdb::ColumnFamilyHandle* family = families_[change.family];
+      // Each queue key is put exactly once (seqs are never reused), which
+      // is what SingleDelete needs: its tombstone vanishes with the put it
+      // meets instead of travelling down to the last level.
+      (change.remove ? batch_->SingleDelete(family, change.key)
+                     : batch_->Put(family, change.key, change.value))
+          .PermitUncheckedError();
+    }
+    rocksdb::WriteOptions write;
+    write.disableWAL = temporary_;
+    if (rocksdb::Status s = db_->Write(write, batch_.get()); !s.ok()) {
+      return s.IsNoSpace() ? ResourceExhaustedError(s.ToString()) : UnavailableError(s.ToString());
+    }
+    writes_.fetch_add(1, std::memory_order_relaxed);
+    *written = true;
+  }
+  if (sync && !temporary_) {
+    if (rocksdb::Status s = db_->SyncWAL(); !s.ok()) {
+      return s.IsNoSpace() ? ResourceExhaustedError("fsync: " + s.ToString())
+                           : UnavailableError("fsync: " + s.ToString());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace zcrawl::frontier
