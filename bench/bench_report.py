@@ -323,6 +323,33 @@ def main():
             p("| %s | %.1f | %.0f%% | %.3f | %.1f |" % (k, c / 1000, 100 * c / max(total, 1), per, m / 1024))
     p("")
 
+  endless = by.get(("endless", "zcrawl-myhtml"))
+  if endless:
+    e = summarize(endless)
+    p("## Endless web: every page brings 28 new links")
+    p("")
+    p("zcrawl-myhtml with the \"fast\" flags and `--max-pages %d` on nginx's endless web (run_bench.sh, "
+      "\"endless\"); its rounds alternate with the site's. The frontier admits 28 new URLs per page "
+      "here and refuses the rest past the cap; on the site almost every link is known." % e["expected"])
+    p("")
+    p("| web | pages stored | pages/s (min-max) | CPU ms/page | frontier CPU ms/page | peak RSS MB (sum) |")
+    p("|---|---|---:|---:|---:|---:|")
+    rows = [("endless", endless)]
+    if ("fast", "zcrawl-myhtml") in by:
+      rows.insert(0, ("the site (fast)", by[("fast", "zcrawl-myhtml")]))
+    for name, runs_ in rows:
+      s_ = summarize(runs_)
+      fr = process_split(runs_).get("frontier")
+      p("| %s | %s | %.0f (%.0f-%.0f) | %.3f | %s | %.1f |" % (
+          name, stored_cell(s_), s_["pps"], s_["pps_min"], s_["pps_max"], s_["cpu_per_page"],
+          "%.3f" % fr[2] if fr else "-", s_["rss_mb"]))
+    if ("fast", "zcrawl-myhtml") in by:
+      f_ = summarize(by[("fast", "zcrawl-myhtml")])
+      p("")
+      p("Endless / site: %.2fx pages/s, %.2fx CPU ms/page." % (e["pps"] / f_["pps"],
+                                                           e["cpu_per_page"] / f_["cpu_per_page"]))
+    p("")
+
   slow = {label: summarize(v) for (sc, label), v in by.items() if sc == "slow"}
   latency_ms = float(machine.get("latency_ms", "20"))
   if slow:

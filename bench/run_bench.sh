@@ -27,6 +27,13 @@
 #     REPEATS rounds interleaved, all in the working folder's file system;
 #     then the zcrawl-writer process itself per sink, fed 40,000 pages over
 #     ZeroMQ by two fake fetchers (writer_feed_bench);
+#  9b. "endless": a real crawl (zcrawl-myhtml, the "fast" flags) of an endless
+#     web nginx generates (echo module) beside the site: every page of
+#     127.0.0.2-5 under /w/ links 28 new pages and its host's home, ~19 KB like
+#     the site's pages; stopped at --max-pages of the site's size; its rounds
+#     alternate with "fast"'s, so its pages/s and CPU per page read against
+#     the site's: the frontier admits ~28 new URLs per page there instead of
+#     ~0 (issue 17);
 # 10. "frontier-scale" (only when asked: an hour by default): the
 #     zcrawl-frontier process alone, driven by fake fetchers over a synthetic
 #     web (frontier_scale_bench) until it knows --scale-urls URLs or
@@ -42,8 +49,8 @@
 #   --repeats N          rounds per crawler and scenario (3)
 #   --only LIST          parts to run, comma-separated, from
 #                        ceiling,fast,slow,memory,profile,micro,sinks,
-#                        frontier-scale (default: all but profile and
-#                        frontier-scale)
+#                        endless,frontier-scale (default: all but profile
+#                        and frontier-scale)
 #   --profile            also run the profile part
 #   --port P             nginx port (18080, or the next free one)
 #   --pages-per-host N   site size per host (5000; 4 hosts)
@@ -104,7 +111,7 @@ BIN_DIR="$(cd "$1" && pwd)"
 shift
 
 REPEATS=3
-ONLY="ceiling,fast,slow,memory,micro,sinks"
+ONLY="ceiling,fast,slow,memory,micro,sinks,endless"
 PORT=18080
 HOSTS=4
 PAGES_PER_HOST=5000
@@ -260,16 +267,29 @@ done
 # --- nginx ------------------------------------------------------------------
 
 # start_nginx LATENCY_MS: serves the site on 127.0.0.2..: PORT, each response
-# delayed by LATENCY_MS (0: plain static files).
+# delayed by LATENCY_MS (0: plain static files, and the endless web under /w).
 start_nginx() {
   local latency_ms="$1" conf="$WORK/nginx/nginx.conf" servers="" location
+  # The endless web of the "endless" part, beside the site's files: page
+  # P/ links P/0/ .. P/27/ (new) and /w/ (known); the padding makes it about
+  # as large as the site's pages. Paths end in "/", so the files output
+  # stores each page as a folder's index.html.
+  local endless="" links="" k
+  for ((k = 0; k < 28; k++)); do links+="<li><a href=\"\$uri$k/\">page $k</a>"; done
+  endless="location /w {
+      echo '<!DOCTYPE html><html><head><title>\$uri</title></head><body><p><a href=\"/w/\">home</a></p><ul>';
+      echo '$links</ul><p>';
+      echo_duplicate 1500 'endless web ';
+      echo '</p></body></html>';
+    }"
   if [ "$latency_ms" -gt 0 ]; then
     local seconds
     seconds="$(awk -v ms="$latency_ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
     location="location / { echo_sleep $seconds; echo_exec @static; }
     location @static { try_files \$uri \$uri/index.html =404; }"
   else
-    location="location / { }"
+    location="location / { }
+    $endless"
   fi
   for ((h = 0; h < HOSTS; h++)); do
     servers+="  server {
@@ -351,12 +371,14 @@ run_crawler() {
   mkdir -p "$out"
   sync
   local load t0 t1 code=0 stored cpu_ms rss_kb detail=""
+  local seeds=("${SEEDS[@]}")
+  if [ -n "${RUN_SEEDS+x}" ]; then seeds=("${RUN_SEEDS[@]}"); fi  # the endless web's
   load="$(load1)"
   t0="$(now)"
   case "$tool" in
     zcrawl)
       ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$rus" \
-        "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" "$@" --delay-ms 0 --no-robots \
+        "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${seeds[@]}" "$@" --delay-ms 0 --no-robots \
         --out "$out" --format "$ZC_FORMAT" --log-level warn >"$logf" 2>&1 || code=$?
       ;;
     wget)
@@ -463,7 +485,17 @@ EOF
   echo "load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$WORK/machine.txt"
 
-if part ceiling || part fast || part memory || part profile; then
+ENDLESS_SEEDS=()
+for ((h = 0; h < HOSTS; h++)); do ENDLESS_SEEDS+=("http://127.0.0.$((h + 2)):$PORT/w/"); done
+# One round of the endless web: stopped at the site's size.
+endless_round() {
+  RUN_SEEDS=("${ENDLESS_SEEDS[@]}")
+  # shellcheck disable=SC2086
+  run_crawler endless zcrawl-myhtml "$1" zcrawl $ZC_FAST --parser myhtml --max-pages "$EXPECTED"
+  unset RUN_SEEDS
+}
+
+if part ceiling || part fast || part memory || part profile || part endless; then
   start_nginx 0
   if part ceiling; then
     wrk_ceiling all-pages 64
@@ -485,7 +517,11 @@ if part ceiling || part fast || part memory || part profile; then
       if crawler_on zcrawl-myhtml-ph16; then
         run_crawler fast zcrawl-myhtml-ph16 "$r" zcrawl $ZC_FAST_PH16 --parser myhtml
       fi
+      # Alternated with the site's rounds, so the two read against each other.
+      if part endless; then endless_round "$r"; fi
     done
+  elif part endless; then
+    for ((r = 1; r <= REPEATS; r++)); do endless_round "$r"; done
   fi
   if part memory; then
     # shellcheck disable=SC2086

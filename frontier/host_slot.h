@@ -6,11 +6,11 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 
 #include "common/robots_rules.h"
+#include "frontier/url_head.h"
 #include "frontier/url_record.h"
 
 namespace zcrawl::frontier {
@@ -27,7 +27,7 @@ struct HostSlot {
   // The head of this origin's queue, in RAM, breadth-first (admitted
   // order); with a UrlStore the rest (`backlog` URLs after `loaded_seq`)
   // waits on disk and is loaded when the head runs dry.
-  std::deque<UrlRecord> waiting;
+  UrlHead waiting;
   uint64_t backlog = 0;            // waiting URLs on disk only
   uint64_t loaded_seq = 0;         // every seq <= this is in RAM or leased or final
   uint64_t next_seq = 1;           // seq of the next admitted URL

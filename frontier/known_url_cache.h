@@ -1,6 +1,6 @@
 // KnownUrlCache: a bounded, exact cache of fingerprints of URLs the crawl
-// already knows: the ones admitted lately and the ones the seen set last
-// confirmed on disk. Shared by the link threads, which drop a link found
+// already knows: those the seen set lately found known (linked at least
+// twice), not every URL admitted (seen_set.cc says why). Shared by the link threads, which drop a link found
 // here without asking the broker (most links on a page point at pages the
 // crawl knows: popular pages, the site's navigation), and the broker, which
 // inserts.

@@ -1,18 +1,20 @@
 // SeenSet: decides, exactly, which reported URLs are new to the crawl, with
-// RAM bounded whatever the number of known URLs. Three layers, cheapest
-// first:
+// RAM bounded whatever the number of known URLs. Three layers:
 //   1. KnownUrlCache (exact, bounded, shared with the link threads): a hit
-//      is a known URL;
+//      is a known URL. The link threads drop its hits before the broker;
+//      here it is asked only after the filter's "maybe" (the links that
+//      reach the broker are mostly new, and the filter is cheaper);
 //   2. a resident Bloom filter of every fingerprint: "definitely new" needs
 //      no disk read;
 //   3. the UrlStore's `seen` family, asked in one batched multi-get for all
-//      the "maybe" answers of a batch: the exact answer.
+//      the "maybe" answers the cache cannot settle: the exact answer.
 // A filter false positive costs one disk lookup, never a dropped URL.
 //
-// The filter grows with the crawl, up to its share of the budget: it starts
-// at 1 MB (a small crawl's RSS stays small: a big filter's random probes
-// would touch a page per URL), and whenever the URLs reach half its design
-// size a background thread builds one four times larger from a scan of the store
+// The filter grows with the crawl, up to its share of the budget (the old
+// and the new filter together during a rebuild): it starts at 1 MB (a small
+// crawl's RSS stays small: a big filter's random probes would touch a page
+// per URL), and whenever the URLs reach half its design size a background
+// thread builds one four times larger (the last step less) from a scan of the store
 // while checks go on against the old one (its false-positive rate rises
 // meanwhile, costing lookups, not URLs). The same rebuild runs after a
 // resume, where the filter starts empty and, until the rebuild is adopted,

@@ -14,6 +14,7 @@
 //   frontier_scale_bench --frontier-bin BIN --state DIR --csv FILE
 //       [--memory-mb N] [--target-urls N] [--max-seconds T] [--hosts H]
 //       [--fetchers K] [--every-s S] [--kill-resume [--resume-csv FILE]]
+//       [--continue-state]
 //       [-- EXTRA_FRONTIER_FLAGS...]
 //
 // One CSV row and one line per sample; bench/frontier_scale/plot.sh draws
@@ -65,6 +66,7 @@ struct BenchOptions {
   uint32_t seeds = 8;
   bool robots = false;  // let the frontier lease robots.txt first (answered "none")
   bool kill_resume = false;
+  bool continue_state = false;  // start on --state as an earlier run left it
   std::string resume_csv;  // empty: the --csv name with -resume.csv
   double resume_drive_s = 10;
   double rebuild_wait_s = 300;
@@ -97,7 +99,7 @@ std::vector<std::string> FrontierArgs(const BenchOptions& o, const std::string& 
   };
   flag("--bind", "tcp://127.0.0.1:" + std::to_string(port));
   flag("--state", o.state_dir);
-  if (!resume) args.push_back("--fresh");
+  if (!resume && !o.continue_state) args.push_back("--fresh");
   flag("--delay-ms", "0");
   flag("--per-host", "8");
   flag("--retries", "0");
@@ -429,6 +431,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.5, 3600.0));
   app.add_flag("--robots", o.robots,
                "Do not pass --no-robots: every origin's first lease is robots.txt, answered with a 404");
+  app.add_flag("--continue-state", o.continue_state,
+               "Start the frontier on --state as an earlier run left it (no --fresh): the rates "
+               "at a size already reached, e.g. of two builds on copies of one state");
   app.add_flag("--kill-resume", o.kill_resume,
                "At the end, SIGKILL the frontier, restart it on the same --state and time its resume");
   app.add_option("--resume-csv", o.resume_csv,
