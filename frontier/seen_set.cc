@@ -153,18 +153,15 @@ void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bo
       }
     }
   }
-  std::vector<uint64_t> claimed;
-  claimed.reserve(fresh.size() + confirmed_known.size());
   for (size_t i : fresh) {
     const uint64_t fingerprint = fingerprints[i];
     (*is_new)[i] = true;
     filter_->Add(fingerprint);
     if (rebuild_thread_.joinable()) claimed_during_rebuild_.push_back(fingerprint);
     store_.StageSeen(SeenEntry{fingerprint, SeenState::kAdmitted, 0, {}, {}});
-    claimed.push_back(fingerprint);
   }
-  filter_entries_ += claimed.size();
-  counters_.admitted += claimed.size();
+  filter_entries_ += fresh.size();
+  counters_.admitted += fresh.size();
   // The cache takes the URLs found known (a link seen twice is likely to
   // be seen again: a site's navigation, its popular pages), not the new
   // ones: most of those are linked once, and inserting them rotated the
