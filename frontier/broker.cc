@@ -183,7 +183,9 @@ void Broker::RecordFinal(const std::string& url, uint32_t origin_index, uint64_t
   // (url_store.h). A failure rewrites it with its reason.
   if (state != UrlState::kDone || seq == 0) {
     SeenEntry entry;
-    entry.fingerprint = UrlFingerprint(url);
+    const UrlKey key = UrlKeyOf(url);
+    entry.fingerprint = key.fingerprint;
+    entry.site = key.site;
     entry.state = state == UrlState::kDone ? SeenState::kDone : SeenState::kFailed;
     entry.attempts = attempts;
     if (entry.state == SeenState::kFailed) {
@@ -204,11 +206,11 @@ void Broker::RecordParent(const std::optional<ParentOutcome>& parent) {
 }
 
 void Broker::MarkSeen(const std::string& url) {
-  const uint64_t fingerprint = UrlFingerprint(url);
+  const UrlKey key = UrlKeyOf(url);
   std::vector<bool> is_new;
-  seen_->ClaimNew({fingerprint}, &is_new);
+  seen_->ClaimNew({key}, &is_new);
   // Fetched already (it was the target of a redirect): known, never queued.
-  if (is_new[0]) store_->StageSeen(SeenEntry{fingerprint, SeenState::kDone, 0, {}, {}});
+  if (is_new[0]) store_->StageSeen(SeenEntry{key.fingerprint, key.site, SeenState::kDone, 0, {}, {}});
 }
 
 void Broker::CommitState(bool force) {
@@ -242,11 +244,11 @@ void Broker::AdmitResult(AdmissionResult& result) {
   counters_.links_out_of_scope += result.out_of_scope;
   counters_.links_duplicate += result.duplicates;
   known_.Insert(result.refresh);  // keeps URLs linked all the time past a rotation
-  std::vector<uint64_t> fingerprints;
-  fingerprints.reserve(result.candidates.size());
-  for (const CandidateUrl& url : result.candidates) fingerprints.push_back(url.fingerprint);
+  std::vector<UrlKey> keys;
+  keys.reserve(result.candidates.size());
+  for (const CandidateUrl& url : result.candidates) keys.push_back(url.key);
   std::vector<bool> is_new;
-  seen_->ClaimNew(fingerprints, &is_new);
+  seen_->ClaimNew(keys, &is_new);
   for (size_t i = 0; i < result.candidates.size(); ++i) {
     CandidateUrl& url = result.candidates[i];
     if (!is_new[i]) {
@@ -257,7 +259,7 @@ void Broker::AdmitResult(AdmissionResult& result) {
       ++counters_.links_over_limit;
       spdlog::debug("over limit url={} reason={}", url.url, why);
       // Seen, so never reconsidered, but not queued.
-      store_->StageSeen(SeenEntry{url.fingerprint, SeenState::kRefused, 0, {}, {}});
+      store_->StageSeen(SeenEntry{url.key.fingerprint, url.key.site, SeenState::kRefused, 0, {}, {}});
       continue;
     }
     ++counters_.admitted;

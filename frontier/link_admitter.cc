@@ -54,14 +54,14 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
       ++result.out_of_scope;
       continue;
     }
-    const uint64_t fingerprint = UrlFingerprint(url.href());
+    const UrlKey key = UrlKeyOf(url.href());
     bool in_older = false;
-    if (known_.Contains(fingerprint, &in_older)) {
+    if (known_.Contains(key.fingerprint, &in_older)) {
       ++result.duplicates;
-      if (in_older) result.refresh.push_back(fingerprint);
+      if (in_older) result.refresh.push_back(key.fingerprint);
       continue;
     }
-    result.candidates.push_back(CandidateUrl{url.href(), url.origin_key(), job.depth, fingerprint});
+    result.candidates.push_back(CandidateUrl{url.href(), url.origin_key(), job.depth, key});
   }
   return result;
 }

@@ -20,6 +20,7 @@
 #include "common/bounded_queue.h"
 #include "common/notifying_queue.h"
 #include "frontier/scope_policy.h"
+#include "frontier/url_fingerprint.h"
 #include "frontier/url_record.h"
 #include "frontier/known_url_cache.h"
 
@@ -47,7 +48,7 @@ struct CandidateUrl {
   std::string url;     // normalised
   std::string origin;  // politeness key
   uint32_t depth = 0;
-  uint64_t fingerprint = 0;  // UrlFingerprint(url)
+  UrlKey key;  // UrlKeyOf(url)
 };
 
 struct AdmissionResult {

@@ -110,17 +110,17 @@ void SeenSet::MaybeGrow() {
   StartRebuild(next);
 }
 
-void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bool>* is_new) {
+void SeenSet::ClaimNew(const std::vector<UrlKey>& keys, std::vector<bool>* is_new) {
   MaybeAdoptRebuilt();
-  is_new->assign(fingerprints.size(), false);
-  counters_.checks += fingerprints.size();
+  is_new->assign(keys.size(), false);
+  counters_.checks += keys.size();
   std::unordered_set<uint64_t> in_batch;
-  std::vector<uint64_t> ask;
+  std::vector<UrlKey> ask;
   std::vector<size_t> ask_positions;
   std::vector<size_t> fresh;  // positions decided new
   std::vector<uint64_t> confirmed_known;  // known: re-inserted into the cache
-  for (size_t i = 0; i < fingerprints.size(); ++i) {
-    const uint64_t fingerprint = fingerprints[i];
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint64_t fingerprint = keys[i].fingerprint;
     if (!in_batch.insert(fingerprint).second) continue;  // repeated in this batch
     // The filter first: one cache line, and it answers most links that
     // reach the broker (new ones: the link threads dropped what the cache
@@ -137,7 +137,7 @@ void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bo
       if (in_older) confirmed_known.push_back(fingerprint);  // inserted again below
       continue;
     }
-    ask.push_back(fingerprint);
+    ask.push_back(keys[i]);
     ask_positions.push_back(i);
   }
   if (!ask.empty()) {
@@ -146,7 +146,7 @@ void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bo
     counters_.disk_lookups += ask.size();
     for (size_t j = 0; j < ask.size(); ++j) {
       if (present[j]) {
-        confirmed_known.push_back(ask[j]);
+        confirmed_known.push_back(ask[j].fingerprint);
       } else {
         if (filter_complete_) ++counters_.filter_false_positives;
         fresh.push_back(ask_positions[j]);
@@ -154,11 +154,11 @@ void SeenSet::ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bo
     }
   }
   for (size_t i : fresh) {
-    const uint64_t fingerprint = fingerprints[i];
+    const uint64_t fingerprint = keys[i].fingerprint;
     (*is_new)[i] = true;
     filter_->Add(fingerprint);
     if (rebuild_thread_.joinable()) claimed_during_rebuild_.push_back(fingerprint);
-    store_.StageSeen(SeenEntry{fingerprint, SeenState::kAdmitted, 0, {}, {}});
+    store_.StageSeen(SeenEntry{fingerprint, keys[i].site, SeenState::kAdmitted, 0, {}, {}});
   }
   filter_entries_ += fresh.size();
   counters_.admitted += fresh.size();

@@ -61,11 +61,11 @@ class SeenSet {
   SeenSet(const SeenSet&) = delete;
   SeenSet& operator=(const SeenSet&) = delete;
 
-  // For each fingerprint, sets is_new[i]: true for the first occurrence of
-  // a fingerprint the crawl never saw. Each new one is at once staged in the
+  // For each key, sets is_new[i]: true for the first occurrence of a
+  // fingerprint the crawl never saw. Each new one is at once staged in the
   // store as waiting (the caller may re-stage it, e.g. as refused) and known
   // to the filter and the cache.
-  void ClaimNew(const std::vector<uint64_t>& fingerprints, std::vector<bool>* is_new);
+  void ClaimNew(const std::vector<UrlKey>& keys, std::vector<bool>* is_new);
 
   // Fingerprints ever admitted: the store's (as counted by the last
   // rebuild, or the hint before it) plus this run's.

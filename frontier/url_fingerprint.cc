@@ -20,3 +20,17 @@ uint64_t UrlFingerprint(std::string_view normalized_url) {
 }
 
 }  // namespace zcrawl::frontier
+
+namespace zcrawl::frontier {
+
+uint32_t UrlSite(std::string_view normalized_url) {
+  const size_t scheme_end = normalized_url.find("://");
+  const size_t authority = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+  const size_t path = normalized_url.find_first_of("/?#", authority);
+  const std::string_view site = normalized_url.substr(0, path);
+  uint32_t hash = 2166136261u;
+  for (unsigned char c : site) hash = (hash ^ c) * 16777619u;
+  return hash;
+}
+
+}  // namespace zcrawl::frontier

@@ -143,6 +143,12 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
     store->writer_ = std::make_unique<StoreWriter>(db, store->families_, options.temporary);
   }
   store->resumed_ = existed && !store->GetMeta("created_at_ms").empty();
+  if (store->resumed_ && store->GetMeta(kFormatMeta) != kFormat) {
+    return InvalidArgumentError(path + " was written by an older zcrawl (its seen keys lack the "
+                                "site prefix of format " + std::string(kFormat) + "). Finish that "
+                                "crawl with the older build, or start over with --fresh");
+  }
+  if (!store->resumed_ && !options.read_only) store->SetMeta(kFormatMeta, kFormat);
   return store;
 }
 
@@ -159,34 +165,36 @@ UrlStore::~UrlStore() {
   }
 }
 
-void UrlStore::Contains(const std::vector<uint64_t>& fingerprints, std::vector<bool>* present) {
-  present->assign(fingerprints.size(), false);
-  std::vector<std::string> keys;
+void UrlStore::Contains(const std::vector<UrlKey>& keys, std::vector<bool>* present) {
+  present->assign(keys.size(), false);
+  std::vector<std::string> asked;
   std::vector<size_t> positions;
-  for (size_t i = 0; i < fingerprints.size(); ++i) {
-    if (staged_seen_.count(fingerprints[i]) || in_flight_seen_.count(fingerprints[i])) {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint64_t fingerprint = keys[i].fingerprint;
+    if (staged_seen_.count(fingerprint) || in_flight_seen_.count(fingerprint)) {
       (*present)[i] = true;
     } else {
-      keys.push_back(SeenKey(fingerprints[i]));
+      asked.push_back(SeenKey(keys[i].site, fingerprint));
       positions.push_back(i);
     }
   }
-  if (keys.empty()) return;
-  // Sorted keys let MultiGet walk each file once.
-  std::vector<size_t> order(keys.size());
+  if (asked.empty()) return;
+  // Sorted keys let MultiGet walk each file once, and one site's keys
+  // share their blocks.
+  std::vector<size_t> order(asked.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return asked[a] < asked[b]; });
   std::vector<rocksdb::Slice> slices;
-  slices.reserve(keys.size());
-  for (size_t i : order) slices.emplace_back(keys[i]);
-  std::vector<rocksdb::PinnableSlice> values(keys.size());
-  std::vector<rocksdb::Status> statuses(keys.size());
+  slices.reserve(asked.size());
+  for (size_t i : order) slices.emplace_back(asked[i]);
+  std::vector<rocksdb::PinnableSlice> values(asked.size());
+  std::vector<rocksdb::Status> statuses(asked.size());
   db_->MultiGet(rocksdb::ReadOptions(), families_[kSeen], slices.size(), slices.data(),
                 values.data(), statuses.data(), /*sorted_input=*/true);
-  disk_lookups_ += keys.size();
+  disk_lookups_ += asked.size();
   for (size_t j = 0; j < order.size(); ++j) {
     // Anything but a clean "not found" counts as present: an I/O error must
-    // never admit a URL twice (at worst it skips one, and says so).
+    // never admit a URL twice (at worst it skips one).
     (*present)[positions[order[j]]] = !statuses[j].IsNotFound();
   }
 }
@@ -203,7 +211,7 @@ void UrlStore::StageSeen(const SeenEntry& entry) {
     value += entry.reason;
     value += entry.url;
   }
-  Stage(kSeen, false, SeenKey(entry.fingerprint), std::move(value));
+  Stage(kSeen, false, SeenKey(entry.site, entry.fingerprint), std::move(value));
   staged_seen_.insert(entry.fingerprint);
 }
 

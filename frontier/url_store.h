@@ -3,10 +3,16 @@
 // frontier's RAM stays within its budget whatever the number of known URLs:
 //
 //   column family  key                          value
-//   seen           fingerprint (8 bytes, BE)    state byte [+ attempts, reason, URL if failed]
+//   seen           site (4) + fingerprint (8)   state byte [+ attempts, reason, URL if failed]
 //   queue          origin id (4) + seq (8)      depth, attempts, URL (minus its origin)
 //   origins        origin id (4)                origin, next seq, done, failed
-//   default        meta key (text)              meta value (created_at_ms, seeds, finished)
+//   default        meta key (text)              meta value (format, created_at_ms, seeds, finished)
+//
+// Keys are big-endian, so RocksDB's order is numeric. `seen` keys start
+// with the URL's site hash (url_fingerprint.h): the lookups of one page's
+// links, mostly to its own site, fall in a few neighbouring blocks. With
+// fingerprint-only keys every lookup was its own block at 6 x 10^7 URLs,
+// 62% of the broker thread.
 //
 // `seen` is the exact seen set and the per-URL state in one: a key per URL
 // ever admitted. An admitted URL is written once, as kAdmitted, and is not
@@ -40,6 +46,7 @@
 
 #include "common/status.h"
 #include "frontier/store_writer.h"
+#include "frontier/url_fingerprint.h"
 #include "frontier/url_record.h"
 
 namespace rocksdb {
@@ -78,6 +85,7 @@ struct QueuedUrl {
 
 struct SeenEntry {
   uint64_t fingerprint = 0;
+  uint32_t site = 0;  // UrlSite of the URL: part of its key
   SeenState state = SeenState::kAdmitted;
   uint32_t attempts = 0;
   std::string reason;  // failed only
@@ -120,9 +128,9 @@ class UrlStore {
   const std::string& path() const { return path_; }
 
   // --- seen set ---
-  // For each fingerprint, whether it is stored or staged (one batched
-  // multi-get for all of them; staged ones never reach the disk).
-  void Contains(const std::vector<uint64_t>& fingerprints, std::vector<bool>* present);
+  // For each key, whether it is stored or staged (one batched multi-get for
+  // all of them; staged ones never reach the disk).
+  void Contains(const std::vector<UrlKey>& keys, std::vector<bool>* present);
   void StageSeen(const SeenEntry& entry);
   // Starts a scan of every written seen entry; with staged_fingerprints()
   // taken at the same moment it covers every fingerprint seen so far.

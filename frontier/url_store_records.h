@@ -31,11 +31,22 @@ inline uint64_t GetBigEndian(std::string_view in, size_t offset, int bytes) {
   return value;
 }
 
-inline std::string SeenKey(uint64_t fingerprint) {
+// A seen key: site (4 bytes), then fingerprint (8): one site's URLs are one
+// range (url_fingerprint.h says why).
+constexpr size_t kSeenKeySize = 12;
+inline std::string SeenKey(uint32_t site, uint64_t fingerprint) {
   std::string key;
+  key.reserve(kSeenKeySize);
+  PutBigEndian(key, site, 4);
   PutBigEndian(key, fingerprint, 8);
   return key;
 }
+inline uint64_t SeenKeyFingerprint(std::string_view key) { return GetBigEndian(key, 4, 8); }
+
+// The meta entry naming the layout of the keys above; a state without it
+// (or with another value) was written by an older build.
+inline constexpr const char* kFormatMeta = "format";
+inline constexpr const char* kFormat = "site-keys-1";
 inline std::string OriginKey(uint32_t origin_id) {
   std::string key;
   PutBigEndian(key, origin_id, 4);

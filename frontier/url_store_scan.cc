@@ -19,8 +19,8 @@ SeenScan::~SeenScan() = default;
 Status SeenScan::ForEach(const std::function<bool(uint64_t)>& visit) {
   for (iterator_->SeekToFirst(); iterator_->Valid(); iterator_->Next()) {
     const std::string_view key = iterator_->key().ToStringView();
-    if (key.size() != 8) return DataLossError("malformed seen key");
-    if (!visit(GetBigEndian(key, 0, 8))) break;
+    if (key.size() != kSeenKeySize) return DataLossError("malformed seen key");
+    if (!visit(SeenKeyFingerprint(key))) break;
   }
   return FromRocks(iterator_->status(), "cannot scan the seen set");
 }
@@ -61,9 +61,10 @@ Status UrlStore::ForEachSeen(const std::function<bool(const SeenEntry&)>& visit)
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const std::string_view key = it->key().ToStringView();
     const std::string_view value = it->value().ToStringView();
-    if (key.size() != 8 || value.empty()) return DataLossError(path_ + ": malformed seen entry");
+    if (key.size() != kSeenKeySize || value.empty()) return DataLossError(path_ + ": malformed seen entry");
     SeenEntry entry;
-    entry.fingerprint = GetBigEndian(key, 0, 8);
+    entry.fingerprint = SeenKeyFingerprint(key);
+    entry.site = static_cast<uint32_t>(GetBigEndian(key, 0, 4));
     entry.state = static_cast<SeenState>(value[0]);
     if (entry.state == SeenState::kAdmitted) {
       entry.state = queued.count(entry.fingerprint) ? SeenState::kWaiting : SeenState::kDone;

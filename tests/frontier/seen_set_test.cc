@@ -20,6 +20,14 @@ namespace {
 
 using zcrawl::testing::MakeTempDir;
 
+// Store keys for test fingerprints: a site derived from the fingerprint
+// (the same one every time, as UrlSite of a URL is), over a few sites.
+std::vector<UrlKey> Keys(const std::vector<uint64_t>& fingerprints) {
+  std::vector<UrlKey> keys;
+  for (uint64_t f : fingerprints) keys.push_back(UrlKey{f, static_cast<uint32_t>(f % 13)});
+  return keys;
+}
+
 struct Round {
   uint64_t checked = 0;
   uint64_t admitted = 0;
@@ -36,7 +44,7 @@ Round CheckAgainstExact(SeenSet& seen, UrlStore& store, std::unordered_set<uint6
     // Spread over the 64-bit space as real fingerprints are.
     for (auto& f : batch) f = draw(random) * 0x9E3779B97F4A7C15ULL | 1;
     std::vector<bool> is_new;
-    seen.ClaimNew(batch, &is_new);
+    seen.ClaimNew(Keys(batch), &is_new);
     std::unordered_set<uint64_t> in_batch;
     for (size_t i = 0; i < batch.size(); ++i) {
       const bool expected_new = !exact.count(batch[i]) && in_batch.insert(batch[i]).second;
@@ -101,7 +109,7 @@ TEST(SeenSetTest, TheRebuiltFilterCoversEveryStoredAndEveryNewFingerprint) {
     KnownUrlCache cache(1 << 20);
     SeenSet seen(**store, cache, 1 << 20, false);
     std::vector<bool> is_new;
-    seen.ClaimNew(first, &is_new);
+    seen.ClaimNew(Keys(first), &is_new);
     ASSERT_TRUE((*store)->Write(true).ok());
   }
   UrlStoreOptions options;
@@ -114,7 +122,7 @@ TEST(SeenSetTest, TheRebuiltFilterCoversEveryStoredAndEveryNewFingerprint) {
   // Until the rebuild is adopted every check asks the store: still exact.
   std::vector<bool> is_new;
   std::vector<uint64_t> mixed = {first[0], 17, first[199999], 19};
-  seen.ClaimNew(mixed, &is_new);
+  seen.ClaimNew(Keys(mixed), &is_new);
   EXPECT_EQ(is_new, (std::vector<bool>{false, true, false, true}));
   for (int i = 0; i < 500 && !seen.filter_complete(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -124,13 +132,13 @@ TEST(SeenSetTest, TheRebuiltFilterCoversEveryStoredAndEveryNewFingerprint) {
   EXPECT_EQ(seen.size(), 200000u + 2);
   // Adopted: the filter knows the stored ones and those claimed during the
   // rebuild, so none of them is admitted again...
-  seen.ClaimNew({first[12345], 17, 19}, &is_new);
+  seen.ClaimNew(Keys({first[12345], 17, 19}), &is_new);
   EXPECT_EQ(is_new, (std::vector<bool>{false, false, false}));
   // ...and new ones mostly skip the store.
   const uint64_t lookups = seen.counters().disk_lookups;
   std::vector<uint64_t> fresh;
   for (uint64_t i = 1; i <= 10000; ++i) fresh.push_back(i * 0xD1B54A32D192ED03ULL + 5);
-  seen.ClaimNew(fresh, &is_new);
+  seen.ClaimNew(Keys(fresh), &is_new);
   EXPECT_EQ(std::count(is_new.begin(), is_new.end(), true), 10000);
   EXPECT_LT(seen.counters().disk_lookups - lookups, 1000u);
 }
@@ -149,7 +157,7 @@ TEST(SeenSetTest, TheFilterStartsSmallAndGrowsWithinItsBudget) {
   auto claim = [&](int n) {
     std::vector<uint64_t> batch;
     for (int i = 0; i < n; ++i) batch.push_back(next++ * 0x9E3779B97F4A7C15ULL);
-    seen.ClaimNew(batch, &is_new);
+    seen.ClaimNew(Keys(batch), &is_new);
     ASSERT_EQ(std::count(is_new.begin(), is_new.end(), true), n);
     ASSERT_TRUE((*store)->Write(false).ok());
   };

@@ -34,15 +34,15 @@ TEST(UrlStoreTest, QueuesSeenEntriesOriginsAndMetaSurviveReopening) {
     ASSERT_TRUE(store);
     EXPECT_FALSE(store->resumed());
     store->SetMeta("created_at_ms", "1");
-    store->StageSeen({11, SeenState::kWaiting, 0, {}, {}});
-    store->StageSeen({12, SeenState::kFailed, 3, "http_404", "http://a.test/gone"});
+    store->StageSeen({11, 7, SeenState::kWaiting, 0, {}, {}});
+    store->StageSeen({12, 3, SeenState::kFailed, 3, "http_404", "http://a.test/gone"});
     store->StageQueued(0, "http://a.test", {1, "http://a.test/x", 2, 0});
     store->StageQueued(0, "http://a.test", {2, "http://b.test/elsewhere", 1, 1});
     store->StageQueued(1, "http://c.test", {1, "http://c.test/", 0, 0});
     store->StageOrigin({0, "http://a.test", 3, 0, 0});
     store->StageOrigin({1, "http://c.test", 2, 0, 0});
     std::vector<bool> present;
-    store->Contains({11, 13}, &present);  // staged counts as present
+    store->Contains({{11, 7}, {13, 7}}, &present);  // staged counts as present
     EXPECT_EQ(present, (std::vector<bool>{true, false}));
     ASSERT_TRUE(store->Write(/*sync=*/true).ok());
     EXPECT_EQ(store->staged(), 0u);
@@ -51,8 +51,9 @@ TEST(UrlStoreTest, QueuesSeenEntriesOriginsAndMetaSurviveReopening) {
   ASSERT_TRUE(store);
   EXPECT_TRUE(store->resumed());
   std::vector<bool> present;
-  store->Contains({12, 11, 99}, &present);
-  EXPECT_EQ(present, (std::vector<bool>{true, true, false}));
+  store->Contains({{12, 3}, {11, 7}, {99, 7}, {11, 8}}, &present);
+  // A fingerprint under another site is another key.
+  EXPECT_EQ(present, (std::vector<bool>{true, true, false, false}));
   std::vector<QueuedUrl> queue;
   ASSERT_TRUE(store->LoadQueue(0, "http://a.test", 0, 10, &queue).ok());
   ASSERT_EQ(queue.size(), 2u);
@@ -71,10 +72,13 @@ TEST(UrlStoreTest, QueuesSeenEntriesOriginsAndMetaSurviveReopening) {
   EXPECT_EQ(origins[0].queued(), 2u);
   std::vector<SeenEntry> seen;
   ASSERT_TRUE(store->ForEachSeen([&](const SeenEntry& e) { seen.push_back(e); return true; }).ok());
-  ASSERT_EQ(seen.size(), 2u);
-  EXPECT_EQ(seen[1].reason, "http_404");
-  EXPECT_EQ(seen[1].url, "http://a.test/gone");
-  EXPECT_EQ(seen[1].attempts, 3u);
+  ASSERT_EQ(seen.size(), 2u);  // in key order: site 3 first
+  EXPECT_EQ(seen[0].site, 3u);
+  EXPECT_EQ(seen[0].reason, "http_404");
+  EXPECT_EQ(seen[0].url, "http://a.test/gone");
+  EXPECT_EQ(seen[0].attempts, 3u);
+  EXPECT_EQ(seen[1].fingerprint, 11u);
+  EXPECT_EQ(seen[1].site, 7u);
 }
 
 TEST(UrlStoreTest, DequeuedEntriesAreGoneAndQueuesStayApart) {
@@ -139,12 +143,14 @@ TEST(UrlStoreTest, TheLastChangeToAKeyWinsWithinABatchAndDoneIsDerivedFromTheQue
     store->StageQueued(0, "http://a.test", {2, "http://a.test/2", 0, 0});
     store->StageQueued(0, "http://a.test", {3, "http://a.test/3", 0, 0});
     for (const char* path : {"/1", "/2", "/3"}) {
-      store->StageSeen({UrlFingerprint(std::string("http://a.test") + path), SeenState::kAdmitted, 0, {}, {}});
+      const UrlKey key = UrlKeyOf(std::string("http://a.test") + path);
+      store->StageSeen({key.fingerprint, key.site, SeenState::kAdmitted, 0, {}, {}});
     }
     // In the same batch: /1 is done (its queue entry removed), /2 failed
     // (rewritten after its admission), /3 still waits.
     store->StageDequeued(0, 1);
-    store->StageSeen({UrlFingerprint("http://a.test/2"), SeenState::kFailed, 1, "http_404", "http://a.test/2"});
+    const UrlKey failed = UrlKeyOf("http://a.test/2");
+    store->StageSeen({failed.fingerprint, failed.site, SeenState::kFailed, 1, "http_404", "http://a.test/2"});
     store->StageDequeued(0, 2);
     store->StageOrigin({0, "http://a.test", 4, 1, 1});
     ASSERT_TRUE(store->Flush().ok());
@@ -179,13 +185,39 @@ TEST(UrlStoreTest, AnOlderSqliteStateIsRefusedByName) {
   EXPECT_TRUE(UrlStore::Open(options).ok());
 }
 
+TEST(UrlStoreTest, AStateOfAnOlderKeyFormatIsRefusedByName) {
+  const std::string dir = MakeTempDir("url_store_format");
+  {
+    auto store = OpenOrDie(dir);
+    ASSERT_TRUE(store);
+    store->SetMeta("created_at_ms", "1");
+    store->SetMeta("format", "");  // what a state of the fingerprint-only keys lacks
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  UrlStoreOptions options;
+  options.dir = dir;
+  auto store = UrlStore::Open(options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find(dir + "/frontier.db"), std::string::npos)
+      << store.status().message();
+  EXPECT_NE(store.status().message().find("--fresh"), std::string::npos) << store.status().message();
+  options.fresh = true;
+  auto fresh = UrlStore::Open(options);
+  ASSERT_TRUE(fresh.ok());
+  (*fresh)->SetMeta("created_at_ms", "2");
+  ASSERT_TRUE((*fresh)->Flush().ok());
+  fresh->reset();
+  options.fresh = false;
+  EXPECT_TRUE(UrlStore::Open(options).ok()) << "a state this build wrote resumes";
+}
+
 TEST(UrlStoreTest, AMissingOrCorruptedDatabaseIsAClearErrorNotAFreshStart) {
   const std::string dir = MakeTempDir("url_store_damage");
   {
     auto store = OpenOrDie(dir);
     ASSERT_TRUE(store);
     store->SetMeta("created_at_ms", "1");
-    for (uint64_t i = 1; i <= 20000; ++i) store->StageSeen({i * 7919, SeenState::kDone, 0, {}, {}});
+    for (uint64_t i = 1; i <= 20000; ++i) store->StageSeen({i * 7919, 1, SeenState::kDone, 0, {}, {}});
     ASSERT_TRUE(store->Write(true).ok());
   }
   // CURRENT names the live manifest; without it RocksDB would start empty.
@@ -255,7 +287,7 @@ TEST(UrlStoreTest, ATemporaryStoreDeletesItsFolder) {
   {
     auto store = UrlStore::Open(options);
     ASSERT_TRUE(store.ok());
-    (*store)->StageSeen({5, SeenState::kWaiting, 0, {}, {}});
+    (*store)->StageSeen({5, 1, SeenState::kWaiting, 0, {}, {}});
     ASSERT_TRUE((*store)->Write(true).ok());
     EXPECT_TRUE(std::filesystem::exists(dir + "/frontier.db"));
   }
