@@ -95,9 +95,8 @@ void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 
     return;
   }
   Sink& sink = *(*sinks)[0];
-  // Blocks only where the writer would ask for them (WarcSink::AddWants).
-  v1::WriterWants wants;
-  sink.AddWants(wants);
+  // Blocks only where the writer would ask for them (WarcSink::needs).
+  const v1::WriterWants wants = sink.needs().wants;
   const std::vector<v1::Page> pages =
       fetcher == FetcherWork::kDigestAndBlock && wants.warc_block_level() > 0
           ? PagesWithBlocks(static_cast<int>(wants.warc_block_level()))
@@ -114,17 +113,18 @@ void BM_Sink(benchmark::State& state, const char* format, int warc_gzip_level = 
       page.set_url(page.url() + "?n=" + std::to_string(n));  // distinct files
       if (fetcher == FetcherWork::kNone) page.clear_body_sha1();
       bytes += page.body().size();
-      // As the writer does: the page is the sink's to take.
-      if (!sink.WriteOwned(std::move(page)).ok()) state.SkipWithError("write failed");
+      // As the writer does: the bulk is the sink's to take.
+      if (!sink.Write(page, TakePayload(page)).ok()) state.SkipWithError("write failed");
     }
-    if (pipelined) {
+    if (pipelined && sink.pipelined() != nullptr) {
       // The previous window synced while this one was written.
-      if (!sink.FinishFlush().ok() || !sink.BeginFlush().ok()) state.SkipWithError("flush failed");
+      PipelinedFlush& flush = *sink.pipelined();
+      if (!flush.FinishFlush().ok() || !flush.BeginFlush().ok()) state.SkipWithError("flush failed");
     } else if (!sink.Flush().ok()) {
       state.SkipWithError("flush failed");
     }
   }
-  if (!sink.FinishFlush().ok()) state.SkipWithError("flush failed");
+  if (sink.pipelined() != nullptr && !sink.pipelined()->FinishFlush().ok()) state.SkipWithError("flush failed");
   (void)sink.Close();
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.counters["pages_per_s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsRate);

@@ -46,9 +46,11 @@ Status AddWarcBlocks(v1::Page& page, GzipMemberCompressor& compressor) {
   return s;
 }
 
-bool IsUsableWarcBlock(const v1::WarcBlock& block) {
-  return block.block_sha1().size() == kSha1Bytes && !block.deflate().empty() && block.block_length() > 0 &&
-         block.block_length() + kWarcRecordEnd.size() <= block.deflate().size() * kMaxDeflateRatio;
+bool IsUsableWarcBlock(const v1::WarcBlock& block) { return IsUsableWarcBlock(block, block.deflate()); }
+
+bool IsUsableWarcBlock(const v1::WarcBlock& block, std::string_view deflate) {
+  return block.block_sha1().size() == kSha1Bytes && !deflate.empty() && block.block_length() > 0 &&
+         block.block_length() + kWarcRecordEnd.size() <= deflate.size() * kMaxDeflateRatio;
 }
 
 bool BodyWasOmitted(const v1::Page& page) { return page.body().empty() && page.body_length() > 0; }

@@ -34,6 +34,8 @@ Status AddWarcBlocks(v1::Page& page, GzipMemberCompressor& compressor);
 // of that stream (1032:1 at most). Anything else is ignored and the writer
 // builds the block from the body.
 bool IsUsableWarcBlock(const v1::WarcBlock& block);
+// The same, with the block's bytes held apart from it (writer/page_payload.h).
+bool IsUsableWarcBlock(const v1::WarcBlock& block, std::string_view deflate);
 
 // Whether the page came without its body (WriterWants.omit_body): an empty
 // body where body_length says there was one.

@@ -1,9 +1,5 @@
 #include "common/envelope_codec.h"
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <random>
 
 namespace zcrawl {
 
@@ -41,13 +37,6 @@ Result<v1::Envelope> EnvelopeCodec::Decode(std::string_view bytes) {
     return InvalidArgumentError("envelope without payload (unknown message type?)");
   }
   return envelope;
-}
-
-std::string MakeRunId(std::string_view role) {
-  std::random_device device;
-  char suffix[9];
-  snprintf(suffix, sizeof suffix, "%08x", device());
-  return std::string(role) + "-" + std::to_string(getpid()) + "-" + suffix;
 }
 
 std::string_view PayloadName(const v1::Envelope& envelope) {

@@ -41,10 +41,6 @@ class EnvelopeCodec {
   uint64_t next_sequence_ = 1;
 };
 
-// "<role>-<pid>-<8 random hex>": unique per process run even where pids
-// repeat (containers), since peers detect restarts by a changed sender id.
-std::string MakeRunId(std::string_view role);
-
 // Name of the payload case, for logs ("page", "work_request", ...).
 std::string_view PayloadName(const v1::Envelope& envelope);
 

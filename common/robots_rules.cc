@@ -1,7 +1,6 @@
 #include "common/robots_rules.h"
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -9,24 +8,18 @@
 #include <utility>
 
 #include "common/ascii.h"
-#include "common/varint.h"
+#include "common/percent_encoding.h"
 
 namespace zcrawl {
 namespace {
 
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
-constexpr std::string_view kSerializedMagic = "ZRR1";
-constexpr std::uint8_t kFlagHasCrawlDelay = 0x01;
 
 bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
+std::string_view Trim(std::string_view s) { return TrimIf(s, IsSpace); }
 
 // The leading run of [A-Za-z_-]: "zcrawl/1.0 (+http://x)" -> "zcrawl".
 std::string_view ProductToken(std::string_view s) {
@@ -41,23 +34,9 @@ std::string_view ProductToken(std::string_view s) {
   return s.substr(0, n);
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool IsUnreserved(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
          (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
-}
-
-void AppendPercentEncoded(unsigned char c, std::string* out) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  out->push_back('%');
-  out->push_back(kHex[c >> 4]);
-  out->push_back(kHex[c & 0x0F]);
 }
 
 // The percent-encoding normalisation shared by patterns and paths; see the
@@ -69,21 +48,21 @@ std::string NormalisePercentEncoding(std::string_view in) {
     const auto c = static_cast<unsigned char>(in[i]);
     if (c == '%') {
       const bool has_two = i + 2 < in.size();
-      const int hi = has_two ? HexValue(in[i + 1]) : -1;
-      const int lo = has_two ? HexValue(in[i + 2]) : -1;
+      const int hi = has_two ? HexDigitValue(in[i + 1]) : -1;
+      const int lo = has_two ? HexDigitValue(in[i + 2]) : -1;
       if (hi >= 0 && lo >= 0) {
         const auto decoded = static_cast<unsigned char>(hi * 16 + lo);
         if (IsUnreserved(decoded)) {
           out.push_back(static_cast<char>(decoded));
         } else {
-          AppendPercentEncoded(decoded, &out);
+          AppendPercentEncodedByte(out, decoded);
         }
         i += 2;
       } else {
-        AppendPercentEncoded('%', &out);  // a lone '%' is a literal percent
+        AppendPercentEncodedByte(out, '%');  // a lone '%' is a literal percent
       }
     } else if (c <= 0x20 || c >= 0x7F) {
-      AppendPercentEncoded(c, &out);
+      AppendPercentEncodedByte(out, c);
     } else {
       out.push_back(static_cast<char>(c));
     }
@@ -287,53 +266,6 @@ class GroupCollector {
   Members global_;
 };
 
-void PutBytes(std::string_view bytes, std::string* out) {
-  PutVarint(bytes.size(), out);
-  out->append(bytes);
-}
-
-class Reader {
- public:
-  explicit Reader(std::string_view data) : data_(data) {}
-
-  bool empty() const { return data_.empty(); }
-
-  bool Byte(std::uint8_t* b) {
-    if (data_.empty()) return false;
-    *b = static_cast<std::uint8_t>(data_.front());
-    data_.remove_prefix(1);
-    return true;
-  }
-
-  bool Varint(std::uint64_t* v) {
-    std::size_t offset = 0;
-    if (!GetVarint(data_, &offset, v)) return false;
-    data_.remove_prefix(offset);
-    return true;
-  }
-
-  bool Fixed64(std::uint64_t* v) {
-    if (data_.size() < 8) return false;
-    *v = 0;
-    for (int i = 0; i < 8; ++i) {
-      *v |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(data_[i])) << (8 * i);
-    }
-    data_.remove_prefix(8);
-    return true;
-  }
-
-  bool Bytes(std::string* out) {
-    std::uint64_t n = 0;
-    if (!Varint(&n) || n > data_.size()) return false;
-    out->assign(data_.substr(0, n));
-    data_.remove_prefix(n);
-    return true;
-  }
-
- private:
-  std::string_view data_;
-};
-
 }  // namespace
 
 RobotsRules RobotsRules::Parse(std::string_view body,
@@ -421,74 +353,6 @@ void RobotsRules::SortRules() {
     }
     return a.allow && !b.allow;
   });
-}
-
-// Layout: "ZRR1", flags byte, [crawl delay as 8 little-endian IEEE-754
-// bytes], varint rule count, per rule {byte allow, varint length, pattern},
-// varint sitemap count, per sitemap {varint length, url}.
-std::string RobotsRules::Serialize() const {
-  std::string out(kSerializedMagic);
-  out.push_back(static_cast<char>(crawl_delay_seconds_ ? kFlagHasCrawlDelay : 0));
-  if (crawl_delay_seconds_) {
-    const auto bits = std::bit_cast<std::uint64_t>(*crawl_delay_seconds_);
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(bits >> (8 * i)));
-  }
-  PutVarint(rules_.size(), &out);
-  for (const Rule& rule : rules_) {
-    out.push_back(rule.allow ? 1 : 0);
-    PutBytes(rule.pattern, &out);
-  }
-  PutVarint(sitemaps_.size(), &out);
-  for (const std::string& sitemap : sitemaps_) PutBytes(sitemap, &out);
-  return out;
-}
-
-Result<RobotsRules> RobotsRules::Deserialize(std::string_view data) {
-  if (!data.starts_with(kSerializedMagic)) {
-    return DataLossError("robots rules: bad magic");
-  }
-  Reader in(data.substr(kSerializedMagic.size()));
-  RobotsRules rules;
-
-  std::uint8_t flags = 0;
-  if (!in.Byte(&flags) || (flags & ~kFlagHasCrawlDelay) != 0) {
-    return DataLossError("robots rules: bad flags");
-  }
-  if (flags & kFlagHasCrawlDelay) {
-    std::uint64_t bits = 0;
-    if (!in.Fixed64(&bits)) return DataLossError("robots rules: truncated crawl delay");
-    const auto delay = std::bit_cast<double>(bits);
-    if (!std::isfinite(delay) || delay < 0 || delay > kMaxCrawlDelaySeconds) {
-      return DataLossError("robots rules: crawl delay out of range");
-    }
-    rules.crawl_delay_seconds_ = delay;
-  }
-
-  std::uint64_t rule_count = 0;
-  if (!in.Varint(&rule_count)) return DataLossError("robots rules: truncated rule count");
-  for (std::uint64_t i = 0; i < rule_count; ++i) {
-    std::uint8_t allow = 0;
-    Rule rule;
-    if (!in.Byte(&allow) || allow > 1 || !in.Bytes(&rule.pattern) ||
-        rule.pattern.empty()) {
-      return DataLossError("robots rules: bad rule");
-    }
-    rule.allow = allow == 1;
-    rules.rules_.push_back(std::move(rule));
-  }
-
-  std::uint64_t sitemap_count = 0;
-  if (!in.Varint(&sitemap_count)) {
-    return DataLossError("robots rules: truncated sitemap count");
-  }
-  for (std::uint64_t i = 0; i < sitemap_count; ++i) {
-    std::string sitemap;
-    if (!in.Bytes(&sitemap)) return DataLossError("robots rules: bad sitemap");
-    rules.sitemaps_.push_back(std::move(sitemap));
-  }
-  if (!in.empty()) return DataLossError("robots rules: trailing bytes");
-  rules.SortRules();
-  return rules;
 }
 
 }  // namespace zcrawl

@@ -3,15 +3,15 @@
 namespace zcrawl {
 
 void WriterPreferringRwLock::lock() {
-  std::unique_lock<std::mutex> guard(mutex_);
+  MutexLock guard(mutex_);
   ++waiting_writers_;
-  writers_cv_.wait(guard, [&] { return !writer_active_ && active_readers_ == 0; });
+  while (writer_active_ || active_readers_ != 0) writers_cv_.wait(guard.native());
   --waiting_writers_;
   writer_active_ = true;
 }
 
 bool WriterPreferringRwLock::try_lock() {
-  std::lock_guard<std::mutex> guard(mutex_);
+  MutexLock guard(mutex_);
   if (writer_active_ || active_readers_ > 0) return false;
   writer_active_ = true;
   return true;
@@ -19,7 +19,7 @@ bool WriterPreferringRwLock::try_lock() {
 
 void WriterPreferringRwLock::unlock() {
   {
-    std::lock_guard<std::mutex> guard(mutex_);
+    MutexLock guard(mutex_);
     writer_active_ = false;
   }
   // Another writer goes first if one waits; readers re-check their predicate.
@@ -28,13 +28,13 @@ void WriterPreferringRwLock::unlock() {
 }
 
 void WriterPreferringRwLock::lock_shared() {
-  std::unique_lock<std::mutex> guard(mutex_);
-  readers_cv_.wait(guard, [&] { return !writer_active_ && waiting_writers_ == 0; });
+  MutexLock guard(mutex_);
+  while (writer_active_ || waiting_writers_ != 0) readers_cv_.wait(guard.native());
   ++active_readers_;
 }
 
 bool WriterPreferringRwLock::try_lock_shared() {
-  std::lock_guard<std::mutex> guard(mutex_);
+  MutexLock guard(mutex_);
   if (writer_active_ || waiting_writers_ > 0) return false;
   ++active_readers_;
   return true;
@@ -43,14 +43,14 @@ bool WriterPreferringRwLock::try_lock_shared() {
 void WriterPreferringRwLock::unlock_shared() {
   bool last = false;
   {
-    std::lock_guard<std::mutex> guard(mutex_);
+    MutexLock guard(mutex_);
     last = --active_readers_ == 0;
   }
   if (last) writers_cv_.notify_one();
 }
 
 uint32_t WriterPreferringRwLock::waiting_writers() const {
-  std::lock_guard<std::mutex> guard(mutex_);
+  MutexLock guard(mutex_);
   return waiting_writers_;
 }
 

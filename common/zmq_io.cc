@@ -1,5 +1,7 @@
 #include "common/zmq_io.h"
 
+#include <spdlog/spdlog.h>
+
 #include "common/envelope_codec.h"
 
 namespace zcrawl {
@@ -81,6 +83,20 @@ Status SendToPeer(zmq::socket_t& socket, std::string_view identity, std::string_
     return Status::Ok();
   } catch (const zmq::error_t& e) {
     return FromZmqError(e, "send to peer");
+  }
+}
+
+void ReceiveWaiting(zmq::socket_t& socket, bool from_router, size_t max, uint64_t* malformed,
+                    InboundMessage& message, const std::function<bool(InboundMessage&)>& handle) {
+  for (size_t i = 0; i < max; ++i) {
+    Status s = ReceiveMessage(socket, from_router, &message);
+    if (s.code() == StatusCode::kNotFound) return;
+    if (!s.ok()) {
+      ++*malformed;
+      spdlog::warn("dropped message error={}", s.message());
+      continue;
+    }
+    if (!handle(message)) return;
   }
 }
 

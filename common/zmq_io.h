@@ -6,6 +6,7 @@
 // A socket belongs to one thread; these functions add no locking.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <zmq.hpp>
@@ -52,5 +53,12 @@ struct InboundMessage {
 // Non-blocking receive of one logical message. Returns NotFound when nothing
 // is waiting, InvalidArgument for a malformed multipart (already drained).
 Status ReceiveMessage(zmq::socket_t& socket, bool from_router, InboundMessage* out);
+
+// Takes up to `max` waiting messages without blocking, calling `handle` for
+// each; a malformed one is logged, counted in *malformed and skipped.
+// Stops early when `handle` returns false. The receive loop of every
+// process (bounded, so the loop's other work interleaves).
+void ReceiveWaiting(zmq::socket_t& socket, bool from_router, size_t max, uint64_t* malformed,
+                    InboundMessage& message, const std::function<bool(InboundMessage&)>& handle);
 
 }  // namespace zcrawl

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "common/utf8.h"
+#include "fetcher/charset_labels.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -26,292 +28,15 @@ bool StartsWithIgnoreCase(std::string_view s, std::string_view prefix) {
 }
 
 // ---------------------------------------------------------------------------
-// Encoding Standard labels.
-
-struct LabelEntry {
-  std::string_view label;
-  std::string_view name;
-};
-
-// Every label of the Encoding Standard, grouped by the encoding it names.
-constexpr LabelEntry kLabels[] = {
-    {"unicode-1-1-utf-8", "UTF-8"}, {"unicode11utf8", "UTF-8"},
-    {"unicode20utf8", "UTF-8"}, {"utf-8", "UTF-8"}, {"utf8", "UTF-8"},
-    {"x-unicode20utf8", "UTF-8"},
-    {"866", "IBM866"}, {"cp866", "IBM866"}, {"csibm866", "IBM866"},
-    {"ibm866", "IBM866"},
-    {"csisolatin2", "ISO-8859-2"}, {"iso-8859-2", "ISO-8859-2"},
-    {"iso-ir-101", "ISO-8859-2"}, {"iso8859-2", "ISO-8859-2"},
-    {"iso88592", "ISO-8859-2"}, {"iso_8859-2", "ISO-8859-2"},
-    {"iso_8859-2:1987", "ISO-8859-2"}, {"l2", "ISO-8859-2"},
-    {"latin2", "ISO-8859-2"},
-    {"csisolatin3", "ISO-8859-3"}, {"iso-8859-3", "ISO-8859-3"},
-    {"iso-ir-109", "ISO-8859-3"}, {"iso8859-3", "ISO-8859-3"},
-    {"iso88593", "ISO-8859-3"}, {"iso_8859-3", "ISO-8859-3"},
-    {"iso_8859-3:1988", "ISO-8859-3"}, {"l3", "ISO-8859-3"},
-    {"latin3", "ISO-8859-3"},
-    {"csisolatin4", "ISO-8859-4"}, {"iso-8859-4", "ISO-8859-4"},
-    {"iso-ir-110", "ISO-8859-4"}, {"iso8859-4", "ISO-8859-4"},
-    {"iso88594", "ISO-8859-4"}, {"iso_8859-4", "ISO-8859-4"},
-    {"iso_8859-4:1988", "ISO-8859-4"}, {"l4", "ISO-8859-4"},
-    {"latin4", "ISO-8859-4"},
-    {"csisolatincyrillic", "ISO-8859-5"}, {"cyrillic", "ISO-8859-5"},
-    {"iso-8859-5", "ISO-8859-5"}, {"iso-ir-144", "ISO-8859-5"},
-    {"iso8859-5", "ISO-8859-5"}, {"iso88595", "ISO-8859-5"},
-    {"iso_8859-5", "ISO-8859-5"}, {"iso_8859-5:1988", "ISO-8859-5"},
-    {"arabic", "ISO-8859-6"}, {"asmo-708", "ISO-8859-6"},
-    {"csiso88596e", "ISO-8859-6"}, {"csiso88596i", "ISO-8859-6"},
-    {"csisolatinarabic", "ISO-8859-6"}, {"ecma-114", "ISO-8859-6"},
-    {"iso-8859-6", "ISO-8859-6"}, {"iso-8859-6-e", "ISO-8859-6"},
-    {"iso-8859-6-i", "ISO-8859-6"}, {"iso-ir-127", "ISO-8859-6"},
-    {"iso8859-6", "ISO-8859-6"}, {"iso88596", "ISO-8859-6"},
-    {"iso_8859-6", "ISO-8859-6"}, {"iso_8859-6:1987", "ISO-8859-6"},
-    {"csisolatingreek", "ISO-8859-7"}, {"ecma-118", "ISO-8859-7"},
-    {"elot_928", "ISO-8859-7"}, {"greek", "ISO-8859-7"},
-    {"greek8", "ISO-8859-7"}, {"iso-8859-7", "ISO-8859-7"},
-    {"iso-ir-126", "ISO-8859-7"}, {"iso8859-7", "ISO-8859-7"},
-    {"iso88597", "ISO-8859-7"}, {"iso_8859-7", "ISO-8859-7"},
-    {"iso_8859-7:1987", "ISO-8859-7"}, {"sun_eu_greek", "ISO-8859-7"},
-    {"csiso88598e", "ISO-8859-8"}, {"csisolatinhebrew", "ISO-8859-8"},
-    {"hebrew", "ISO-8859-8"}, {"iso-8859-8", "ISO-8859-8"},
-    {"iso-8859-8-e", "ISO-8859-8"}, {"iso-ir-138", "ISO-8859-8"},
-    {"iso8859-8", "ISO-8859-8"}, {"iso88598", "ISO-8859-8"},
-    {"iso_8859-8", "ISO-8859-8"}, {"iso_8859-8:1988", "ISO-8859-8"},
-    {"visual", "ISO-8859-8"},
-    {"csiso88598i", "ISO-8859-8-I"}, {"iso-8859-8-i", "ISO-8859-8-I"},
-    {"logical", "ISO-8859-8-I"},
-    {"csisolatin6", "ISO-8859-10"}, {"iso-8859-10", "ISO-8859-10"},
-    {"iso-ir-157", "ISO-8859-10"}, {"iso8859-10", "ISO-8859-10"},
-    {"iso885910", "ISO-8859-10"}, {"l6", "ISO-8859-10"},
-    {"latin6", "ISO-8859-10"},
-    {"iso-8859-13", "ISO-8859-13"}, {"iso8859-13", "ISO-8859-13"},
-    {"iso885913", "ISO-8859-13"},
-    {"iso-8859-14", "ISO-8859-14"}, {"iso8859-14", "ISO-8859-14"},
-    {"iso885914", "ISO-8859-14"},
-    {"csisolatin9", "ISO-8859-15"}, {"iso-8859-15", "ISO-8859-15"},
-    {"iso8859-15", "ISO-8859-15"}, {"iso885915", "ISO-8859-15"},
-    {"iso_8859-15", "ISO-8859-15"}, {"l9", "ISO-8859-15"},
-    {"iso-8859-16", "ISO-8859-16"},
-    {"cskoi8r", "KOI8-R"}, {"koi", "KOI8-R"}, {"koi8", "KOI8-R"},
-    {"koi8-r", "KOI8-R"}, {"koi8_r", "KOI8-R"},
-    {"koi8-ru", "KOI8-U"}, {"koi8-u", "KOI8-U"},
-    {"csmacintosh", "macintosh"}, {"mac", "macintosh"},
-    {"macintosh", "macintosh"}, {"x-mac-roman", "macintosh"},
-    {"dos-874", "windows-874"}, {"iso-8859-11", "windows-874"},
-    {"iso8859-11", "windows-874"}, {"iso885911", "windows-874"},
-    {"tis-620", "windows-874"}, {"windows-874", "windows-874"},
-    {"cp1250", "windows-1250"}, {"windows-1250", "windows-1250"},
-    {"x-cp1250", "windows-1250"},
-    {"cp1251", "windows-1251"}, {"windows-1251", "windows-1251"},
-    {"x-cp1251", "windows-1251"},
-    {"ansi_x3.4-1968", "windows-1252"}, {"ascii", "windows-1252"},
-    {"cp1252", "windows-1252"}, {"cp819", "windows-1252"},
-    {"csisolatin1", "windows-1252"}, {"ibm819", "windows-1252"},
-    {"iso-8859-1", "windows-1252"}, {"iso-ir-100", "windows-1252"},
-    {"iso8859-1", "windows-1252"}, {"iso88591", "windows-1252"},
-    {"iso_8859-1", "windows-1252"}, {"iso_8859-1:1987", "windows-1252"},
-    {"l1", "windows-1252"}, {"latin1", "windows-1252"},
-    {"us-ascii", "windows-1252"}, {"windows-1252", "windows-1252"},
-    {"x-cp1252", "windows-1252"},
-    {"cp1253", "windows-1253"}, {"windows-1253", "windows-1253"},
-    {"x-cp1253", "windows-1253"},
-    {"cp1254", "windows-1254"}, {"csisolatin5", "windows-1254"},
-    {"iso-8859-9", "windows-1254"}, {"iso-ir-148", "windows-1254"},
-    {"iso8859-9", "windows-1254"}, {"iso88599", "windows-1254"},
-    {"iso_8859-9", "windows-1254"}, {"iso_8859-9:1989", "windows-1254"},
-    {"l5", "windows-1254"}, {"latin5", "windows-1254"},
-    {"windows-1254", "windows-1254"}, {"x-cp1254", "windows-1254"},
-    {"cp1255", "windows-1255"}, {"windows-1255", "windows-1255"},
-    {"x-cp1255", "windows-1255"},
-    {"cp1256", "windows-1256"}, {"windows-1256", "windows-1256"},
-    {"x-cp1256", "windows-1256"},
-    {"cp1257", "windows-1257"}, {"windows-1257", "windows-1257"},
-    {"x-cp1257", "windows-1257"},
-    {"cp1258", "windows-1258"}, {"windows-1258", "windows-1258"},
-    {"x-cp1258", "windows-1258"},
-    {"x-mac-cyrillic", "x-mac-cyrillic"}, {"x-mac-ukrainian", "x-mac-cyrillic"},
-    {"chinese", "GBK"}, {"csgb2312", "GBK"}, {"csiso58gb231280", "GBK"},
-    {"gb2312", "GBK"}, {"gb_2312", "GBK"}, {"gb_2312-80", "GBK"},
-    {"gbk", "GBK"}, {"iso-ir-58", "GBK"}, {"x-gbk", "GBK"},
-    {"gb18030", "gb18030"},
-    {"big5", "Big5"}, {"big5-hkscs", "Big5"}, {"cn-big5", "Big5"},
-    {"csbig5", "Big5"}, {"x-x-big5", "Big5"},
-    {"cseucpkdfmtjapanese", "EUC-JP"}, {"euc-jp", "EUC-JP"},
-    {"x-euc-jp", "EUC-JP"},
-    {"csiso2022jp", "ISO-2022-JP"}, {"iso-2022-jp", "ISO-2022-JP"},
-    {"csshiftjis", "Shift_JIS"}, {"ms932", "Shift_JIS"},
-    {"ms_kanji", "Shift_JIS"}, {"shift-jis", "Shift_JIS"},
-    {"shift_jis", "Shift_JIS"}, {"sjis", "Shift_JIS"},
-    {"windows-31j", "Shift_JIS"}, {"x-sjis", "Shift_JIS"},
-    {"cseuckr", "EUC-KR"}, {"csksc56011987", "EUC-KR"}, {"euc-kr", "EUC-KR"},
-    {"iso-ir-149", "EUC-KR"}, {"korean", "EUC-KR"},
-    {"ks_c_5601-1987", "EUC-KR"}, {"ks_c_5601-1989", "EUC-KR"},
-    {"ksc5601", "EUC-KR"}, {"ksc_5601", "EUC-KR"}, {"windows-949", "EUC-KR"},
-    {"csiso2022kr", "replacement"}, {"hz-gb-2312", "replacement"},
-    {"iso-2022-cn", "replacement"}, {"iso-2022-cn-ext", "replacement"},
-    {"iso-2022-kr", "replacement"}, {"replacement", "replacement"},
-    {"unicodefffe", "UTF-16BE"}, {"utf-16be", "UTF-16BE"},
-    {"csunicode", "UTF-16LE"}, {"iso-10646-ucs-2", "UTF-16LE"},
-    {"ucs-2", "UTF-16LE"}, {"unicode", "UTF-16LE"},
-    {"unicodefeff", "UTF-16LE"}, {"utf-16", "UTF-16LE"},
-    {"utf-16le", "UTF-16LE"},
-    {"x-user-defined", "x-user-defined"},
-};
-
-const std::unordered_map<std::string_view, std::string_view>& LabelMap() {
-  static const auto* const kMap = [] {
-    auto* map = new std::unordered_map<std::string_view, std::string_view>();
-    for (const LabelEntry& entry : kLabels) map->emplace(entry.label, entry.name);
-    return map;
-  }();
-  return *kMap;
-}
-
-// The glibc iconv name that decodes the canonical encoding `name` the way the
-// Encoding Standard does (or the closest glibc has), "" if none.
-std::string_view IconvName(std::string_view name) {
-  if (name == "ISO-8859-8-I") return "ISO-8859-8";
-  if (name == "macintosh") return "MACINTOSH";
-  if (name == "x-mac-cyrillic") return "MAC-UK";
-  // The Encoding Standard decodes GBK labels with the gb18030 decoder.
-  if (name == "GBK" || name == "gb18030") return "GB18030";
-  if (name == "Big5") return "BIG5-HKSCS";
-  if (name == "Shift_JIS") return "WINDOWS-31J";
-  if (name == "EUC-KR") return "UHC";  // windows-949, a superset of EUC-KR
-  // IBM866, ISO-8859-x, KOI8-x, windows-125x, EUC-JP, ISO-2022-JP, UTF-16xx:
-  // glibc knows them by their canonical names.
-  return name;
-}
-
-// ---------------------------------------------------------------------------
-// UTF-8.
-
-enum class Utf8Step { kValid, kInvalid, kTruncated };
-
-// Looks at the sequence starting at text[pos] (non-ASCII lead byte). Sets
-// *length to the bytes of a valid sequence, or of the maximal invalid
-// subpart (at least 1), the unit that becomes one U+FFFD.
-Utf8Step DecodeUtf8Sequence(std::string_view text, size_t pos, size_t* length) {
-  const auto byte = [&](size_t i) { return static_cast<uint8_t>(text[i]); };
-  const uint8_t lead = byte(pos);
-  size_t needed = 0;
-  uint8_t lower = 0x80;
-  uint8_t upper = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    needed = 1;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    needed = 2;
-    if (lead == 0xE0) lower = 0xA0;
-    if (lead == 0xED) upper = 0x9F;  // no UTF-16 surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    needed = 3;
-    if (lead == 0xF0) lower = 0x90;
-    if (lead == 0xF4) upper = 0x8F;  // nothing above U+10FFFF
-  } else {
-    *length = 1;
-    return Utf8Step::kInvalid;
-  }
-  size_t i = 1;
-  for (; i <= needed; ++i) {
-    if (pos + i >= text.size()) {
-      *length = i;
-      return Utf8Step::kTruncated;
-    }
-    const uint8_t b = byte(pos + i);
-    if (b < lower || b > upper) {
-      *length = i;
-      return Utf8Step::kInvalid;
-    }
-    lower = 0x80;
-    upper = 0xBF;
-  }
-  *length = i;
-  return Utf8Step::kValid;
-}
-
-bool HasNonAsciiOrZero(uint64_t word) {
-  constexpr uint64_t kLow = 0x0101010101010101ULL;
-  constexpr uint64_t kHigh = 0x8080808080808080ULL;
-  return ((word | ((word - kLow) & ~word)) & kHigh) != 0;
-}
-
-// Offset of the first byte that starts an invalid (or truncated) sequence or,
-// when `nul_is_bad`, is NUL; npos if there is none.
-size_t FindUtf8Problem(std::string_view text, bool nul_is_bad) {
-  size_t pos = 0;
-  const size_t size = text.size();
-  while (pos < size) {
-    if (pos + 8 <= size) {
-      uint64_t word;
-      std::memcpy(&word, text.data() + pos, 8);
-      if (!HasNonAsciiOrZero(word)) {
-        pos += 8;
-        continue;
-      }
-    }
-    const auto b = static_cast<uint8_t>(text[pos]);
-    if (b < 0x80) {
-      if (b == 0 && nul_is_bad) return pos;
-      ++pos;
-      continue;
-    }
-    size_t length = 0;
-    if (DecodeUtf8Sequence(text, pos, &length) != Utf8Step::kValid) return pos;
-    pos += length;
-  }
-  return std::string_view::npos;
-}
-
-// Appends `text` to `out`, replacing each invalid unit (and NUL when
-// `replace_nul`) with U+FFFD.
-void AppendUtf8Replacing(std::string_view text, bool replace_nul,
-                         std::string* out) {
-  while (!text.empty()) {
-    const size_t bad = FindUtf8Problem(text, replace_nul);
-    if (bad == std::string_view::npos) {
-      out->append(text);
-      return;
-    }
-    out->append(text.substr(0, bad));
-    size_t length = 1;
-    if (static_cast<uint8_t>(text[bad]) >= 0x80) {
-      DecodeUtf8Sequence(text, bad, &length);
-    }
-    out->append(kReplacementUtf8);
-    text.remove_prefix(bad + length);
-  }
-}
-
-std::string RepairUtf8(std::string text, bool replace_nul) {
-  const size_t bad = FindUtf8Problem(text, replace_nul);
-  if (bad == std::string::npos) return text;
-  std::string out;
-  out.reserve(text.size() + text.size() / 8 + 16);
-  out.append(text, 0, bad);
-  AppendUtf8Replacing(std::string_view(text).substr(bad), replace_nul, &out);
-  return out;
-}
+// UTF-8 (common/utf8.h has the validator and the repair).
 
 // True if `text` is UTF-8 except, possibly, for a sequence cut off at its end.
 bool LooksLikeUtf8(std::string_view text) {
   const size_t bad = FindUtf8Problem(text, /*nul_is_bad=*/false);
   if (bad == std::string_view::npos) return true;
   size_t length = 0;
-  return DecodeUtf8Sequence(text, bad, &length) == Utf8Step::kTruncated &&
+  return ExamineUtf8Sequence(text, bad, &length) == Utf8Sequence::kTruncated &&
          bad + length == text.size();
-}
-
-void AppendCodePoint(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -333,9 +58,9 @@ std::string DecodeWindows1252(std::string_view bytes) {
     if (b < 0x80) {
       out.push_back(c);
     } else if (b < 0xA0) {
-      AppendCodePoint(kWindows1252High[b - 0x80], &out);
+      AppendUtf8CodePoint(kWindows1252High[b - 0x80], &out);
     } else {
-      AppendCodePoint(b, &out);
+      AppendUtf8CodePoint(b, &out);
     }
   }
   return out;
@@ -349,7 +74,7 @@ std::string DecodeXUserDefined(std::string_view bytes) {
     if (b < 0x80) {
       out.push_back(c);
     } else {
-      AppendCodePoint(0xF780 + b - 0x80, &out);
+      AppendUtf8CodePoint(0xF780 + b - 0x80, &out);
     }
   }
   return out;

@@ -77,7 +77,7 @@ class CurlMultiLoop::Engine {
     while (true) {
       size_t max_in_flight;
       {
-        std::lock_guard lock(owner.mu_);
+        MutexLock lock(owner.mu_);
         if (owner.stopping_) return;
         while (!owner.incoming_.empty()) {
           waiting_.push_back(std::move(owner.incoming_.front()));
@@ -246,14 +246,14 @@ Status CurlMultiLoop::Start() {
   } catch (const std::system_error& e) {
     return ResourceExhaustedError(std::string("cannot start the fetch loop thread: ") + e.what());
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   started_ = true;
   return Status::Ok();
 }
 
 bool CurlMultiLoop::Submit(HttpRequest request, Done done) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (stopping_ || !started_) return false;
     auto job = std::make_unique<Job>();
     job->request = std::move(request);
@@ -266,7 +266,7 @@ bool CurlMultiLoop::Submit(HttpRequest request, Done done) {
 
 void CurlMultiLoop::SetMaxInFlight(size_t max_in_flight) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     max_in_flight_ = std::max<size_t>(1, max_in_flight);
   }
   Wake();
@@ -274,7 +274,7 @@ void CurlMultiLoop::SetMaxInFlight(size_t max_in_flight) {
 
 void CurlMultiLoop::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
     incoming_.clear();
   }

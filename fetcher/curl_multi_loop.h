@@ -28,9 +28,9 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 
+#include "common/mutex.h"
 #include "common/status.h"
 #include "fetcher/fetcher_options.h"
 #include "fetcher/http_client.h"
@@ -74,11 +74,11 @@ class CurlMultiLoop {
   std::thread thread_;
   int wake_fd_ = -1;  // eventfd: Submit/Stop -> loop
 
-  mutable std::mutex mu_;
-  std::deque<std::unique_ptr<Job>> incoming_;  // guarded by mu_
-  size_t max_in_flight_;                       // guarded by mu_
-  bool stopping_ = false;                      // guarded by mu_
-  bool started_ = false;                       // guarded by mu_
+  mutable Mutex mu_;
+  std::deque<std::unique_ptr<Job>> incoming_ GUARDED_BY(mu_);
+  size_t max_in_flight_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  bool started_ GUARDED_BY(mu_) = false;
 
   std::atomic<size_t> in_flight_{0};
   std::atomic<size_t> queued_{0};

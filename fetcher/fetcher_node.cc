@@ -3,30 +3,19 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <random>
 
 #include <spdlog/spdlog.h>
 
+#include "common/process_identity.h"
 #include "common/shutdown_signal.h"
 #include "common/zmq_io.h"
 
 namespace zcrawl::fetcher {
 namespace {
 
-std::string LocalHostname() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
-
 // Unique per process run, stable across reconnects: the frontier keys
 // leases by it.
-std::string MakeSenderId() {
-  std::random_device device;
-  char suffix[9];
-  snprintf(suffix, sizeof suffix, "%08x", device());
-  return "fetcher-" + LocalHostname() + "-" + std::to_string(getpid()) + "-" + suffix;
-}
+std::string MakeSenderId() { return MakeRunId("fetcher-" + LocalHostName()); }
 
 uint64_t LeaseIdOfPage(const std::string& page_id) {
   const size_t slash = page_id.rfind('/');
@@ -73,10 +62,7 @@ Status FetcherNode::Start() {
   });
   PeerLinkSettings settings;
   settings.identity = codec_.sender_id();
-  settings.heartbeat_ms = options_.heartbeat_ms;
-  settings.liveness = options_.liveness;
-  settings.reconnect_min_ms = options_.reconnect_min_ms;
-  settings.reconnect_max_ms = options_.reconnect_max_ms;
+  settings.timing = options_.link;
   settings.security = options_.security;
   settings.name = "frontier";
   settings.endpoint = options_.frontier;
@@ -120,7 +106,7 @@ void FetcherNode::SayReady(PeerLink& link) {
   auto* ready = envelope.mutable_ready();
   ready->set_role(v1::PEER_ROLE_FETCHER);
   ready->set_threads(threads_);
-  ready->set_hostname(LocalHostname());
+  ready->set_hostname(LocalHostName());
   ready->set_pid(static_cast<uint32_t>(getpid()));
   link.Send(envelope).IgnoreError();
   if (&link == frontier_.get()) outstanding_credit_ = 0;
@@ -370,7 +356,7 @@ void FetcherNode::Maintain() {
   }
   // Safety net: a page unacknowledged for long was lost on the way.
   const int64_t now = clock_.NowMs();
-  const int64_t ack_timeout_ms = 2 * options_.heartbeat_ms * options_.liveness;
+  const int64_t ack_timeout_ms = 2 * options_.link.heartbeat_ms * options_.link.liveness;
   for (auto& [id, held] : held_) {
     if (held.at_writer && now - held.sent_to_writer_ms > ack_timeout_ms) {
       spdlog::warn("no ack for url={} after {} ms; resending", held.item.url(), now - held.sent_to_writer_ms);
@@ -421,7 +407,7 @@ Status FetcherNode::Run() {
         {nullptr, outcomes_.fd(), ZMQ_POLLIN, 0},
     };
     try {
-      zmq::poll(items, 3, std::chrono::milliseconds(options_.heartbeat_ms / 2));
+      zmq::poll(items, 3, std::chrono::milliseconds(options_.link.heartbeat_ms / 2));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       return InternalError(std::string("poll: ") + e.what());
@@ -431,24 +417,20 @@ Status FetcherNode::Run() {
       bool frontier;
     };
     for (Source source : {Source{frontier_.get(), true}, Source{writer_.get(), false}}) {
-      for (int i = 0; i < 1000; ++i) {
-        Status s = ReceiveMessage(source.link->socket(), /*from_router=*/false, &message);
-        if (s.code() == StatusCode::kNotFound) break;
-        if (!s.ok()) {
-          ++counters_.malformed_messages;
-          continue;
-        }
-        auto envelope = EnvelopeCodec::Decode(message.payload);
-        if (!envelope.ok()) {
-          ++counters_.malformed_messages;
-          spdlog::warn("dropped malformed message from {}: {}", source.link->name(),
-                       envelope.status().message());
-          continue;
-        }
-        source.link->MarkSeen();
-        if (source.frontier) HandleFrontier(*envelope);
-        else HandleWriter(*envelope);
-      }
+      ReceiveWaiting(source.link->socket(), /*from_router=*/false, 1000, &counters_.malformed_messages,
+                     message, [&](InboundMessage& m) {
+                       auto envelope = EnvelopeCodec::Decode(m.payload);
+                       if (!envelope.ok()) {
+                         ++counters_.malformed_messages;
+                         spdlog::warn("dropped malformed message from {}: {}", source.link->name(),
+                                      envelope.status().message());
+                         return true;
+                       }
+                       source.link->MarkSeen();
+                       if (source.frontier) HandleFrontier(*envelope);
+                       else HandleWriter(*envelope);
+                       return true;
+                     });
     }
     outcomes.clear();
     outcomes_.Drain(outcomes);

@@ -33,7 +33,7 @@
 #include "fetcher/fetcher_options.h"
 #include "fetcher/html_parser_pool.h"
 #include "fetcher/page_processor.h"
-#include "fetcher/peer_link.h"
+#include "common/peer_link.h"
 
 namespace zcrawl::fetcher {
 

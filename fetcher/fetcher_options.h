@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "common/liveness_options.h"
 #include "common/logging.h"
 #include "common/security_options.h"
 
@@ -76,12 +77,8 @@ struct FetcherOptions {
   bool page_links = true;
   // Store non-HTML responses (true) or report them as skipped.
   bool store_non_html = true;
-  // Heartbeats and liveness, as in the frontier.
-  int64_t heartbeat_ms = 1000;
-  uint32_t liveness = 5;
-  // Reconnect backoff after a peer is lost: doubles up to the max.
-  int64_t reconnect_min_ms = 250;
-  int64_t reconnect_max_ms = 8000;
+  // Heartbeats, liveness and the reconnect backoff after a peer is lost.
+  LivenessOptions link;
   // Exit when the frontier says the crawl is over.
   bool exit_on_shutdown = true;
   SecurityOptions security;

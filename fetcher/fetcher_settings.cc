@@ -42,14 +42,7 @@ void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
   d.Flag("!--insecure-tls", o.http.verify_tls, "Do not verify TLS certificates");
   d.Option("--ca-file", o.http.ca_file, "PEM file of CA certificates to trust instead of the system's")
       ->check(CLI::ExistingFile);
-  d.Option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat interval")->capture_default_str()
-      ->check(CLI::Range(int64_t{10}, int64_t{600000}));
-  d.Option("--reconnect-min-ms", o.reconnect_min_ms, "First reconnect delay after a peer is lost")
-      ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{600000}));
-  d.Option("--reconnect-max-ms", o.reconnect_max_ms, "Reconnect delay doubles up to this")
-      ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{3600000}));
-  d.Option("--liveness", o.liveness, "Missed heartbeats before a peer is dead")
-      ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  AddLivenessFlags(d, o.link, /*reconnects=*/true);
   d.Flag("!--stay", o.exit_on_shutdown, "Keep running after the crawl finished");
   AddSecurityFlags(d, o.security, /*server=*/false, /*frontier_client=*/true, /*writer_client=*/true);
   d.Option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")

@@ -74,9 +74,9 @@ FetchOutcome PageProcessor::Process(const v1::WorkItem& item, const std::string&
 }
 
 void PageProcessor::CompleteRobots(HttpResponse& response, v1::FetchReport& report) {
-  report.set_robots_txt_found(response.status == v1::FETCH_STATUS_OK && response.http_status >= 200 &&
-                              response.http_status < 300);
-  if (report.robots_txt_found()) report.set_robots_txt(std::move(response.body));
+  const bool found = response.status == v1::FETCH_STATUS_OK && response.http_status >= 200 &&
+                     response.http_status < 300;
+  if (found) report.set_robots_txt(std::move(response.body));
 }
 
 FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string& sender_id,

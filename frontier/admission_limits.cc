@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/hash_mix.h"
 #include "frontier/registrable_domain.h"
 #include "frontier/url_fingerprint.h"
 
@@ -12,15 +13,8 @@ namespace {
 constexpr uint64_t kCountBits = 16;
 constexpr uint64_t kCountMask = (1ULL << kCountBits) - 1;
 
-// Spreads a tag over slot indexes (a bijective 64-bit mixer).
-uint64_t Mix(uint64_t x) {
-  x ^= x >> 31;
-  x *= 0x7fb5d329728ea185ULL;
-  x ^= x >> 27;
-  x *= 0x81dadef4bc2dd44dULL;
-  x ^= x >> 33;
-  return x;
-}
+// Spreads a tag over slot indexes.
+uint64_t Mix(uint64_t x) { return MixBits(x); }
 
 // The key of a path counter: the high 48 bits of its hash, never 0 (0
 // marks an empty slot). The slot index derives from the tag alone, so the

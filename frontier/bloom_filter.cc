@@ -1,17 +1,12 @@
 #include "frontier/bloom_filter.h"
 
+#include "common/hash_mix.h"
+
 namespace zcrawl::frontier {
 namespace {
 
 // Mixes the fingerprint again so block choice and bit choice are independent.
-uint64_t Mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
+uint64_t Mix(uint64_t x) { return MixBits(x); }
 
 // Most blocks: the block index comes from 32 fingerprint bits (2^32 blocks
 // of 512 bits cover 200 billion entries at 10 bits each).

@@ -42,6 +42,8 @@ struct BrokerCounters {
   uint64_t links_over_limit = 0;
   uint64_t admitted = 0;
   uint64_t peers_lost = 0;
+  uint64_t sends_failed = 0;   // envelopes that could not be sent (peer gone, queue full)
+  uint64_t leases_unsent = 0;  // leases of those, returned at once
 };
 
 class Broker {
@@ -56,6 +58,11 @@ class Broker {
   // Serves until the crawl is finished and peers were told, or a shutdown
   // signal arrives. OK in both cases.
   Status Run();
+  // One turn of Run's loop: waits for a message up to `max_wait_ms` (or
+  // less when a lease or a heartbeat is due), handles what arrived, then
+  // maintains peers, dispatches and commits. Sets *done when Run would
+  // return. For tests that drive the broker with a fake clock.
+  Status Step(int max_wait_ms, bool* done);
 
   bool finished() const { return finished_; }
   // True when the state folder held a crawl that had already finished.
@@ -66,6 +73,8 @@ class Broker {
  private:
   void HandleMessage(const std::string& identity, std::string_view payload);
   void HandleReport(Peer& peer, const v1::FetchReport& report);
+  void HandleReady(Peer& peer, const v1::Envelope& envelope);
+  void HandleStatusRequest(Peer& peer, const v1::StatusRequest& request);
   void DrainAdmissions();
   Status OpenState();
   void RecordParent(const std::optional<ParentOutcome>& parent);
@@ -83,7 +92,8 @@ class Broker {
   void LogProgress(bool final);
   void WriteSummary() const;
   void PublishMetrics();
-  void Send(Peer& peer, v1::Envelope& envelope);
+  // False (counted, logged) if the envelope could not be queued for the peer.
+  bool Send(Peer& peer, v1::Envelope& envelope);
   void SendStatus(Peer& peer);
   int PollTimeoutMs() const;
 
@@ -107,6 +117,7 @@ class Broker {
   uint64_t pending_admissions_ = 0;
   int64_t last_commit_ms_ = 0;
   int64_t last_state_error_ms_ = INT64_MIN / 2;
+  int64_t last_send_error_ms_ = INT64_MIN / 2;
   uint64_t state_write_errors_ = 0;
   bool already_finished_ = false;
   std::unique_ptr<MetricsServer> metrics_;  // null unless --metrics-port

@@ -376,22 +376,12 @@ void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& rep
     completion.sitemaps = slot.robots->sitemaps();
   } else if (got_response && http >= 400 && http < 500 && http != 429) {
     slot.robots = RobotsRules::AllowAll();  // RFC 9309 2.3.1.3: unavailable
-  } else if (attempts <= options_.retries) {
-    // 5xx, 429 or unreachable: RFC 9309 says assume complete disallow for
-    // now; we wait and ask again before deciding.
-    slot.robots_attempts = attempts;
-    slot.robots_state = RobotsState::kNeeded;
-    slot.next_fetch_ms = std::max(slot.next_fetch_ms, clock_.NowMs() + BackoffMs(attempts));
-    ++counts_.retried;
-    return;
   } else {
-    slot.robots = RobotsRules::DisallowAll();
-    slot.robots_state = RobotsState::kKnown;
-    spdlog::warn("robots.txt unavailable origin={} attempts={} cause={}: its URLs fail", slot.origin,
-                 attempts, slot.last_failure);
-    // The reason names the cause: "robots_unavailable: connection_refused".
-    const std::string cause = got_response ? "http_" + std::to_string(http) : FetchStatusReason(report);
-    FailAllWaiting(slot_index, "robots_unavailable: " + cause);
+    // 5xx, 429 or unreachable: RFC 9309 says assume complete disallow for
+    // now; we wait and ask again before deciding. The reason names the
+    // cause: "robots_unavailable: connection_refused".
+    RobotsUnanswered(slot_index, attempts,
+                     got_response ? "http_" + std::to_string(http) : FetchStatusReason(report));
     return;
   }
   slot.robots_state = RobotsState::kKnown;
@@ -400,6 +390,22 @@ void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& rep
     const auto delay_ms = std::min<int64_t>(static_cast<int64_t>(*delay * 1000), kMaxCrawlDelayMs);
     slot.delay_ms = std::max(slot.delay_ms, delay_ms);
   }
+}
+
+void CrawlScheduler::RobotsUnanswered(uint32_t slot_index, uint32_t attempts, const std::string& cause) {
+  HostSlot& slot = slots_[slot_index];
+  if (attempts <= options_.retries) {
+    slot.robots_attempts = attempts;
+    slot.robots_state = RobotsState::kNeeded;
+    slot.next_fetch_ms = std::max(slot.next_fetch_ms, clock_.NowMs() + BackoffMs(attempts));
+    ++counts_.retried;
+    return;
+  }
+  slot.robots = RobotsRules::DisallowAll();
+  slot.robots_state = RobotsState::kKnown;
+  spdlog::warn("robots.txt unavailable origin={} attempts={} cause={}: its URLs fail", slot.origin,
+               attempts, slot.last_failure);
+  FailAllWaiting(slot_index, "robots_unavailable: " + cause);
 }
 
 int64_t CrawlScheduler::BackoffMs(uint32_t attempts) const {
@@ -470,9 +476,14 @@ void CrawlScheduler::ReturnLease(uint64_t lease_id, const std::string& reason, b
   const uint32_t slot_index = lease.record.origin;
   HostSlot& slot = slots_[slot_index];
   if (slot.in_flight > 0) --slot.in_flight;
-  if (lease.robots_only) {
-    slot.robots_state = RobotsState::kNeeded;
-    if (count_attempt) ++slot.robots_attempts;
+  if (lease.robots_only && count_attempt) {
+    // Expired, or its fetcher was lost: counted and backed off like any
+    // unanswered robots.txt, so one that hangs or kills fetchers cannot
+    // keep the crawl from ending (it used to be re-leased at once, forever).
+    slot.last_failure = "robots.txt: " + reason;
+    RobotsUnanswered(slot_index, lease.record.attempts + 1, reason);
+  } else if (lease.robots_only) {
+    slot.robots_state = RobotsState::kNeeded;  // handed back unasked: at once
   } else if (count_attempt) {
     RetryOrFail(std::move(lease.record), reason, 0);
   } else {
@@ -492,6 +503,10 @@ void CrawlScheduler::ExpireLeases() {
     ++counts_.expired_leases;
     ReturnLease(id, "lease_expired", /*count_attempt=*/true);
   }
+}
+
+void CrawlScheduler::ReturnUnsent(const std::vector<uint64_t>& lease_ids) {
+  for (uint64_t id : lease_ids) ReturnLease(id, "not_sent", /*count_attempt=*/false);
 }
 
 void CrawlScheduler::ReleaseFetcher(const std::string& fetcher, bool count_attempt) {

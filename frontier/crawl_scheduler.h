@@ -116,6 +116,9 @@ class CrawlScheduler {
   // Returns every lease of `fetcher` to the queue. `count_attempt`: the
   // fetcher died (may have been killed by the URL) rather than left politely.
   void ReleaseFetcher(const std::string& fetcher, bool count_attempt);
+  // Returns leases that never left (their WorkBatch could not be sent): at
+  // once, as not attempted.
+  void ReturnUnsent(const std::vector<uint64_t>& lease_ids);
 
   // Moves retries whose time has come back into their origin queues.
   void PromoteDueRetries();
@@ -188,6 +191,10 @@ class CrawlScheduler {
   void MarkDirty(HostSlot& slot, uint32_t slot_index);
   void ApplyRobots(uint32_t slot_index, const v1::FetchReport& report, uint32_t attempts,
                    Completion& completion);
+  // A robots.txt fetch without an answer (5xx, 429, unreachable, an expired
+  // lease, a lost fetcher), its `attempts`th: asked again after the retry
+  // backoff, up to the retries; then the origin's URLs fail with `cause`.
+  void RobotsUnanswered(uint32_t slot_index, uint32_t attempts, const std::string& cause);
   // `completion`: set when called for a report (the broker records the
   // final state itself); else the final state goes to on_final_.
   void RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms,

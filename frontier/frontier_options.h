@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/liveness_options.h"
 #include "common/logging.h"
 #include "common/security_options.h"
 
@@ -80,8 +81,7 @@ struct FrontierOptions {
   // --- Liveness ---
   // Heartbeat period in both directions; a peer silent for
   // heartbeat_ms * liveness is dead and its leases return to the queue.
-  int64_t heartbeat_ms = 1000;
-  uint32_t liveness = 5;
+  LivenessOptions link;
   // After the crawl ends, wait this long for peers to say goodbye.
   int64_t shutdown_grace_ms = 3000;
 

@@ -53,10 +53,7 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
   d.Option("--max-batch", o.max_batch, "Most URLs per batch")->capture_default_str()
       ->check(CLI::Range(1u, 10000u));
-  d.Option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat interval")->capture_default_str()
-      ->check(CLI::Range(int64_t{10}, int64_t{600000}));
-  d.Option("--liveness", o.liveness, "Missed heartbeats before a peer is dead")
-      ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  AddLivenessFlags(d, o.link, /*reconnects=*/false);
   d.Option("--link-threads", o.link_threads, "Threads admitting reported links")
       ->capture_default_str()->check(CLI::Range(1u, 64u));
   d.Option("--memory-mb", o.memory_mb,

@@ -1,8 +1,6 @@
 #include "frontier/known_url_cache.h"
 
 #include <algorithm>
-#include <mutex>
-#include <shared_mutex>
 
 namespace zcrawl::frontier {
 namespace {
@@ -21,7 +19,7 @@ KnownUrlCache::KnownUrlCache(uint64_t max_bytes)
 
 bool KnownUrlCache::Contains(uint64_t fingerprint, bool* in_older) const {
   if (in_older) *in_older = false;
-  std::shared_lock<WriterPreferringRwLock> guard(lock_);
+  ReaderLock guard(lock_);
   if (current_->Contains(fingerprint)) return true;
   const bool older = older_->Contains(fingerprint);
   if (in_older) *in_older = older;
@@ -30,7 +28,7 @@ bool KnownUrlCache::Contains(uint64_t fingerprint, bool* in_older) const {
 
 void KnownUrlCache::Insert(const std::vector<uint64_t>& fingerprints) {
   if (fingerprints.empty()) return;
-  std::unique_lock<WriterPreferringRwLock> guard(lock_);
+  WriterLock guard(lock_);
   for (uint64_t fingerprint : fingerprints) InsertLocked(fingerprint);
 }
 
@@ -45,17 +43,17 @@ void KnownUrlCache::InsertLocked(uint64_t fingerprint) {
 }
 
 uint64_t KnownUrlCache::size() const {
-  std::shared_lock<WriterPreferringRwLock> guard(lock_);
+  ReaderLock guard(lock_);
   return current_->size() + older_->size();
 }
 
 uint64_t KnownUrlCache::memory_bytes() const {
-  std::shared_lock<WriterPreferringRwLock> guard(lock_);
+  ReaderLock guard(lock_);
   return current_->memory_bytes() + older_->memory_bytes();
 }
 
 uint64_t KnownUrlCache::rotations() const {
-  std::shared_lock<WriterPreferringRwLock> guard(lock_);
+  ReaderLock guard(lock_);
   return rotations_;
 }
 

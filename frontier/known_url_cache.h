@@ -47,13 +47,13 @@ class KnownUrlCache {
   uint64_t rotations() const;
 
  private:
-  void InsertLocked(uint64_t fingerprint);
+  void InsertLocked(uint64_t fingerprint) REQUIRES(lock_);
 
   const uint64_t entries_per_generation_;
   mutable WriterPreferringRwLock lock_;
-  std::unique_ptr<FingerprintTable> current_;  // guarded by lock_
-  std::unique_ptr<FingerprintTable> older_;    // guarded by lock_
-  uint64_t rotations_ = 0;                     // guarded by lock_
+  std::unique_ptr<FingerprintTable> current_ GUARDED_BY(lock_);
+  std::unique_ptr<FingerprintTable> older_ GUARDED_BY(lock_);
+  uint64_t rotations_ GUARDED_BY(lock_) = 0;
 };
 
 }  // namespace zcrawl::frontier

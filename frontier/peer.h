@@ -19,6 +19,9 @@ struct Peer {
   int64_t last_seen_ms = 0;    // any inbound message
   int64_t last_sent_ms = 0;    // any outbound message
   uint32_t credit = 0;         // URLs it asked for and has not received
+  // After a WorkBatch could not be sent (its send queue full, or it is
+  // gone): no work before this time, so the broker does not spin on it.
+  int64_t dispatch_after_ms = 0;
   v1::FetcherLoad load;
   bool told_shutdown = false;
 };

@@ -47,7 +47,7 @@ StoreWriter::StoreWriter(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandl
 
 StoreWriter::~StoreWriter() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
@@ -56,7 +56,7 @@ StoreWriter::~StoreWriter() {
 
 void StoreWriter::Start(Batch changes, bool sync) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     job_ = std::move(changes);
     job_sync_ = sync;
     pending_ = true;
@@ -65,8 +65,8 @@ void StoreWriter::Start(Batch changes, bool sync) {
 }
 
 Status StoreWriter::Finish(Batch* retry) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return !pending_; });
+  MutexLock lock(mu_);
+  while (pending_) cv_.wait(lock.native());
   unsynced_ = job_unsynced_;
   if (job_status_.ok()) return Status::Ok();
   Status failed = job_status_;
@@ -78,17 +78,18 @@ Status StoreWriter::Finish(Batch* retry) {
 
 void StoreWriter::Run() {
   pthread_setname_np(pthread_self(), "store-writer");  // names what top -H and perf show
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] { return pending_ || stop_; });
+    while (!pending_ && !stop_) cv_.wait(lock.native());
     if (!pending_) return;  // stopping, nothing in flight
     // The owner waits in Finish() before it touches job_ again, and never
-    // changes the batch, so it is read without the lock.
+    // changes the batch (shared, const), so it is applied without the lock.
     const Batch job = job_;
-    lock.unlock();
+    const bool sync = job_sync_;
+    lock.Unlock();
     bool written = false;
-    const Status s = Apply(job ? *job : std::vector<StagedChange>(), job_sync_, &written);
-    lock.lock();
+    const Status s = Apply(job ? *job : std::vector<StagedChange>(), sync, &written);
+    lock.Lock();
     job_status_ = s;
     if (written) {
       // Applied (even if its fsync failed: the next sync retries that, and

@@ -20,11 +20,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/status.h"
 
 namespace rocksdb {
@@ -79,17 +79,16 @@ class StoreWriter {
   bool temporary_;
   std::unique_ptr<rocksdb::WriteBatch> batch_;  // writer thread only, reused
 
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  // Guarded by mu_:
-  bool pending_ = false;  // a job was started and not yet applied
-  bool stop_ = false;
-  Batch job_;
-  bool job_sync_ = false;
-  Status job_status_ = Status::Ok();
+  bool pending_ GUARDED_BY(mu_) = false;  // a job was started and not yet applied
+  bool stop_ GUARDED_BY(mu_) = false;
+  Batch job_ GUARDED_BY(mu_);
+  bool job_sync_ GUARDED_BY(mu_) = false;
+  Status job_status_ GUARDED_BY(mu_) = Status::Ok();
 
   bool unsynced_ = false;  // owner thread only (set by Finish from the job)
-  bool job_unsynced_ = false;  // guarded by mu_: the job applied without fsync
+  bool job_unsynced_ GUARDED_BY(mu_) = false;  // the job applied without fsync
   std::atomic<uint64_t> writes_{0};
   std::thread thread_;
 };

@@ -5,8 +5,9 @@
 namespace zcrawl::launcher {
 
 const std::set<std::string>& SharedSettingNames() {
-  static const std::set<std::string> kShared = {"--log-level", "--log-json", "--heartbeat-ms",
-                                                "--liveness"};
+  static const std::set<std::string> kShared = {"--log-level",      "--log-json",
+                                                "--heartbeat-ms",   "--liveness",
+                                                "--reconnect-min-ms", "--reconnect-max-ms"};
   return kShared;
 }
 

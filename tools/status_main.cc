@@ -7,13 +7,11 @@
 // It connects a DEALER with a random routing id, sends one StatusRequest and
 // waits for the StatusReply (the frontier treats it as a one-shot control
 // peer). No reply within --timeout-ms is an error: exit 1. Single-threaded.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -22,6 +20,7 @@
 
 #include "common/envelope_codec.h"
 #include "common/json_writer.h"
+#include "common/process_identity.h"
 #include "common/socket_security.h"
 #include "common/status.h"
 #include "common/zmq_io.h"
@@ -42,21 +41,6 @@ struct StatusToolOptions {
   SecurityOptions security;  // CURVE towards a secured frontier
 };
 
-std::string RandomHex(int digits) {
-  std::random_device device;
-  std::mt19937_64 rng((static_cast<uint64_t>(device()) << 32) ^ device());
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < digits; ++i) out += kHex[rng() & 15];
-  return out;
-}
-
-std::string HostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
-
 Result<v1::StatusReply> RequestStatus(const StatusToolOptions& options) {
   zmq::context_t context(1);
   SocketSettings settings;
@@ -69,7 +53,8 @@ Result<v1::StatusReply> RequestStatus(const StatusToolOptions& options) {
   }
   if (Status s = Connect(*socket, options.frontier); !s.ok()) return s;
 
-  EnvelopeCodec codec("status-" + HostName() + "-" + std::to_string(getpid()));
+  const std::string host = LocalHostName();
+  EnvelopeCodec codec(MakeRunId("status-" + (host.empty() ? "unknown" : host)));
   v1::Envelope request;
   request.mutable_status_request()->set_set_threads(options.set_threads);
   request.mutable_status_request()->set_fetcher_id(options.fetcher_id);

@@ -12,20 +12,19 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <filesystem>
 #include <system_error>
 #include <thread>
 #include <utility>
 
 #include "common/clock.h"
-#include "writer/jsonl_sink.h"
+#include "writer/file_io.h"
+#include "writer/page_json.h"
 
 extern char** environ;
 
 namespace zcrawl::writer {
 namespace {
 
-namespace fs = std::filesystem;
 
 // After end of input (or a broken pipe), how long Close waits once more
 // after SIGTERM, and after SIGKILL, before giving up on the command.
@@ -84,15 +83,7 @@ ExecSink::~ExecSink() { Close().IgnoreError(); }
 Status ExecSink::Open() {
   if (open_) return Status::Ok();
   if (IsBlank(command_)) return InvalidArgumentError("exec sink: empty command");
-  std::error_code ec;
-  fs::create_directories(options_.out_dir, ec);
-  if (ec) {
-    std::string message = "create folder " + options_.out_dir + ": " + ec.message();
-    if (ec == std::errc::permission_denied || ec == std::errc::read_only_file_system) {
-      return PermissionDeniedError(std::move(message));
-    }
-    return UnavailableError(std::move(message));
-  }
+  if (Status s = CreateFolderDurably(options_.out_dir); !s.ok()) return s;
 
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -140,11 +131,11 @@ Status ExecSink::Open() {
   return Status::Ok();
 }
 
-Status ExecSink::Write(const v1::Page& page) {
+Status ExecSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (!open_) return InternalError("ExecSink::Write called while not open");
   if (!failure_.ok()) return failure_;
   if (Reaped()) return Break(UnavailableError(ExitDescription() + " before end of input"));
-  buffer_ += PageJson(page, options_.jsonl_body);
+  buffer_ += PageJson(page, options_.jsonl_body ? &payload.body : nullptr);
   buffer_.push_back('\n');
   if (buffer_.size() >= kExecWriteChunkBytes) return WriteBuffer();
   return Status::Ok();

@@ -1,4 +1,4 @@
-// ExecSink: hands every page, as one JSON line (PageJson from jsonl_sink.h,
+// ExecSink: hands every page, as one JSON line (PageJson from page_json.h,
 // with the body when SinkOptions::jsonl_body is set), to a command of the
 // operator's choosing on its standard input: `--format 'exec:CMD'`. This is
 // the escape hatch for storage zcrawl has no sink for (a database loader, a
@@ -77,19 +77,19 @@ class ExecSink : public Sink {
   // that sh cannot find shows up as exit status 127 at the first Flush.
   // Opening an open sink does nothing.
   Status Open() override;
-  Status Write(const v1::Page& page) override;
   // Writes every buffered line into the pipe.
   Status Flush() override;
   // Flushes, closes the pipe (end of input) and waits for the command.
   Status Close() override;
   std::string_view name() const override { return "exec"; }
-  bool NeedsBody() const override { return options_.jsonl_body; }
+  SinkNeeds needs() const override { return SinkNeeds{options_.jsonl_body, {}}; }
 
   const std::string& command() const { return command_; }
   // The command's process id while it runs (-1 before Open and once reaped).
   pid_t pid() const { return pid_; }
 
  private:
+  Status Append(const v1::Page& page, PagePayload&& payload) override;
   // Writes buffer_ into the pipe, waiting at most write_timeout_ms.
   Status WriteBuffer();
   // Reaps the command if it has exited; true if it has (now or before).

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 namespace zcrawl::writer {
@@ -40,6 +41,18 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
     data.remove_prefix(static_cast<size_t>(n));
   }
   return Status::Ok();
+}
+
+Status CreateFolderDurably(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool created = fs::create_directories(dir, ec);
+  if (ec) return ErrnoStatus("create folder", dir, ec.value());
+  if (!created) return Status::Ok();
+  fs::path absolute = fs::absolute(dir, ec);
+  if (ec) return ErrnoStatus("create folder", dir, ec.value());
+  if (!absolute.has_filename()) absolute = absolute.parent_path();  // "a/b/"
+  return FsyncDir(absolute.parent_path().string());
 }
 
 Status FsyncDir(const std::string& dir) {

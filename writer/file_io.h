@@ -32,4 +32,9 @@ Status WriteAll(int fd, std::string_view data, const std::string& path);
 // crash. Errors come from ErrnoStatus ("open folder" or "fsync folder").
 Status FsyncDir(const std::string& dir);
 
+// Creates `dir` and its parents if missing; a folder it created is made
+// durable in its parent (FsyncDir), so a crash cannot lose the folder of
+// files already acknowledged. Errors: ErrnoStatus("create folder", ...).
+Status CreateFolderDurably(const std::string& dir);
+
 }  // namespace zcrawl::writer

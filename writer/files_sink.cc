@@ -111,9 +111,7 @@ FilesSink::FilesSink(const SinkOptions& options) : options_(options) {}
 FilesSink::~FilesSink() { Close().IgnoreError(); }
 
 Status FilesSink::Open() {
-  std::error_code ec;
-  std::filesystem::create_directories(options_.out_dir, ec);
-  if (ec) return PermissionDeniedError("cannot create " + options_.out_dir + ": " + ec.message());
+  if (Status s = CreateFolderDurably(options_.out_dir); !s.ok()) return s;
   const std::string index = options_.out_dir + "/index.jsonl";
   if (Status s = TruncateTornLine(index); !s.ok()) return s;
   index_fd_ = open(index.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -121,7 +119,7 @@ Status FilesSink::Open() {
   return Status::Ok();
 }
 
-Result<std::string> FilesSink::StoreBody(const v1::Page& page) {
+Result<std::string> FilesSink::StoreBody(const v1::Page& page, const std::string& body) {
   std::string relative = FilesSinkPathFor(page.url(), page.content_type());
   for (int attempt = 0; attempt < 2; ++attempt) {
     const size_t slash = relative.rfind('/');
@@ -135,7 +133,7 @@ Result<std::string> FilesSink::StoreBody(const v1::Page& page) {
         if (EnsureDir(dir)) fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       }
       if (fd >= 0) {
-        Status s = WriteAllOrUnavailable(fd, page.body(), full);
+        Status s = WriteAllOrUnavailable(fd, body, full);
         close(fd);
         if (!s.ok()) return s;
         return relative;
@@ -160,9 +158,9 @@ bool FilesSink::EnsureDir(const std::string& dir) {
   return true;
 }
 
-Status FilesSink::Write(const v1::Page& page) {
+Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (index_fd_ < 0) return InternalError("files sink not open");
-  auto file = StoreBody(page);
+  auto file = StoreBody(page, payload.body);
   if (!file.ok()) return file.status();
   JsonWriter json;
   json.BeginObject()
@@ -170,7 +168,7 @@ Status FilesSink::Write(const v1::Page& page) {
       .Key("final_url").String(page.final_url())
       .Key("status").Uint(page.http_status())
       .Key("content_type").String(page.content_type())
-      .Key("bytes").Uint(page.body().size())
+      .Key("bytes").Uint(payload.body.size())
       .Key("depth").Uint(page.depth())
       .Key("fetched_at_ms").Int(page.fetched_at_ms())
       .Key("file").String(*file)

@@ -27,7 +27,6 @@ class FilesSink final : public Sink {
   ~FilesSink() override;
 
   Status Open() override;
-  Status Write(const v1::Page& page) override;
   Status Flush() override;
   Status Close() override;
   std::string_view name() const override { return "files"; }
@@ -35,8 +34,10 @@ class FilesSink final : public Sink {
   Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 
  private:
-  // Creates the file for `page` and returns its path relative to out_dir.
-  Result<std::string> StoreBody(const v1::Page& page);
+  Status Append(const v1::Page& page, PagePayload&& payload) override;
+  // Creates the file for `page` holding `body` and returns its path
+  // relative to out_dir.
+  Result<std::string> StoreBody(const v1::Page& page, const std::string& body);
   // mkdir -p of `dir` under out_dir, remembered: pages of one folder cost
   // no mkdir/stat calls after the first (they were 6 syscalls per page).
   bool EnsureDir(const std::string& dir);

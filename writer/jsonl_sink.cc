@@ -15,10 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/ascii.h"
-#include "common/encoding.h"
-#include "common/json_writer.h"
 #include "writer/file_io.h"
+#include "writer/page_json.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -51,61 +49,6 @@ Result<uint64_t> SizeWithoutTornLine(int fd, uint64_t size, const std::string& p
 
 }  // namespace
 
-std::string PageJson(const v1::Page& page, bool include_body) {
-  JsonWriter json;
-  json.BeginObject();
-  json.Key("url").String(page.url());
-  json.Key("final_url").String(page.final_url());
-  json.Key("status").Uint(page.http_status());
-
-  // Repeated names (any case) share one member, values joined with ", ".
-  std::vector<std::pair<std::string_view, std::string>> headers;
-  std::unordered_map<std::string, size_t> index_by_name;
-  for (const v1::Header& header : page.headers()) {
-    const auto [it, inserted] = index_by_name.emplace(AsciiLower(header.name()), headers.size());
-    if (inserted) {
-      headers.emplace_back(header.name(), header.value());
-    } else {
-      std::string& value = headers[it->second].second;
-      value += ", ";
-      value += header.value();
-    }
-  }
-  json.Key("headers").BeginObject();
-  for (const auto& [name, value] : headers) json.Key(name).String(value);
-  json.EndObject();
-
-  json.Key("content_type").String(page.content_type());
-  json.Key("charset").String(page.charset());
-  json.Key("fetched_at");
-  if (page.fetched_at_ms() != 0) {
-    json.String(FormatRfc3339Millis(page.fetched_at_ms()));
-  } else {
-    json.Null();
-  }
-  json.Key("depth").Uint(page.depth());
-  json.Key("title").String(page.title());
-  json.Key("text").String(page.text());
-  json.Key("outlinks").BeginArray();
-  for (const v1::Link& link : page.links()) json.String(link.url());
-  json.EndArray();
-  json.Key("redirects").BeginArray();
-  for (const v1::Redirect& redirect : page.redirects()) {
-    json.BeginObject();
-    json.Key("from").String(redirect.from_url());
-    json.Key("status").Uint(redirect.status_code());
-    json.Key("location").String(redirect.location());
-    json.EndObject();
-  }
-  json.EndArray();
-  if (include_body) {
-    json.Key("body").String(Base64Encode(page.body()));
-    if (page.body_truncated()) json.Key("body_truncated").Bool(true);
-  }
-  json.EndObject();
-  return json.Take();
-}
-
 JsonlSink::JsonlSink(SinkOptions options)
     : options_(std::move(options)),
       path_((fs::path(options_.out_dir) / kJsonlFileName).string()) {}
@@ -114,19 +57,7 @@ JsonlSink::~JsonlSink() { Close().IgnoreError(); }
 
 Status JsonlSink::Open() {
   if (open_) return Status::Ok();
-  std::error_code ec;
-  const fs::path dir(options_.out_dir);
-  const bool created = fs::create_directories(dir, ec);
-  if (ec) return ErrnoStatus("create folder", options_.out_dir, ec.value());
-  if (created) {
-    // Make the new folder's own entry durable too.
-    fs::path absolute = fs::absolute(dir, ec);
-    if (!absolute.has_filename()) absolute = absolute.parent_path();  // "a/b/"
-    if (!ec) {
-      Status s = FsyncDir(absolute.parent_path().string());
-      if (!s.ok()) return s;
-    }
-  }
+  if (Status s = CreateFolderDurably(options_.out_dir); !s.ok()) return s;
   Status s = OpenFile();
   if (!s.ok()) return s;
   buffer_.reserve(kJsonlWriteChunkBytes + (kJsonlWriteChunkBytes >> 2));
@@ -168,13 +99,13 @@ Status JsonlSink::OpenFile() {
   return Status::Ok();
 }
 
-Status JsonlSink::Write(const v1::Page& page) {
+Status JsonlSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (!open_) return InternalError("JsonlSink::Write called while not open");
   if (fd_ < 0) {
     Status s = OpenFile();
     if (!s.ok()) return s;
   }
-  buffer_ += PageJson(page, options_.jsonl_body);
+  buffer_ += PageJson(page, options_.jsonl_body ? &payload.body : nullptr);
   buffer_.push_back('\n');
   if (buffer_.size() >= kJsonlWriteChunkBytes) {
     Status s = WriteBuffer();

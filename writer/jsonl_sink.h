@@ -1,15 +1,7 @@
 // JsonlSink: stores pages as JSON lines in out_dir/pages.jsonl, one object
 // per line, appended across runs. Easy to grep, load into pandas or jq.
 //
-// One line (PageJson below) holds: url, final_url, status, headers (object;
-// a name sent more than once, compared case-insensitively, gets its values
-// joined with ", " under its first spelling; lossy for Set-Cookie),
-// content_type, charset, fetched_at (RFC 3339 UTC with milliseconds, null
-// when the fetcher gave no time), depth, title, text, outlinks (array of
-// URLs), redirects (array of {from, status, location}) and, only when
-// SinkOptions::jsonl_body is set, body (base64 of the decoded body) plus
-// body_truncated when the fetcher cut it. Strings are always valid JSON:
-// invalid UTF-8 becomes U+FFFD (common/json_writer.h).
+// One line per page, as page_json.h describes.
 //
 // Durability: Write buffers in memory and writes in chunks of
 // kJsonlWriteChunkBytes; Flush writes the rest and fsyncs the file (and the
@@ -20,7 +12,6 @@
 // file: two processes appending to one pages.jsonl are not supported.
 //
 // Thread-safety: none; the writer's sink thread owns the sink (sink.h).
-// PageJson is a pure function, safe from any thread.
 #pragma once
 
 #include <cstdint>
@@ -38,9 +29,6 @@ inline constexpr std::string_view kJsonlFileName = "pages.jsonl";
 // Write() hands buffered bytes to the kernel once this many are pending.
 inline constexpr size_t kJsonlWriteChunkBytes = 4u << 20;
 
-// The page as one JSON object, without the trailing newline.
-std::string PageJson(const v1::Page& page, bool include_body);
-
 class JsonlSink : public Sink {
  public:
   explicit JsonlSink(SinkOptions options);
@@ -51,11 +39,10 @@ class JsonlSink : public Sink {
   // Creates out_dir if missing and opens pages.jsonl for appending.
   // Opening an open sink does nothing.
   Status Open() override;
-  Status Write(const v1::Page& page) override;
   Status Flush() override;
   Status Close() override;
   std::string_view name() const override { return "jsonl"; }
-  bool NeedsBody() const override { return options_.jsonl_body; }
+  SinkNeeds needs() const override { return SinkNeeds{options_.jsonl_body, {}}; }
   // The URLs in pages.jsonl.
   Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 
@@ -63,6 +50,7 @@ class JsonlSink : public Sink {
   const std::string& path() const { return path_; }
 
  private:
+  Status Append(const v1::Page& page, PagePayload&& payload) override;
   // Opens the file, creating it if needed, and cuts a torn last line.
   Status OpenFile();
   Status WriteBuffer();

@@ -50,15 +50,11 @@ bool SinkGroup::IsStored(const std::string& key) const {
 }
 
 Status SinkGroup::Write(const std::string& key, const v1::Page& page, bool* wrote) {
-  return WriteToSinks(key, page, /*owned=*/nullptr, wrote);
+  return Write(key, page, CopyPayload(page), wrote);
 }
 
-Status SinkGroup::Write(const std::string& key, v1::Page&& page, bool* wrote) {
-  return WriteToSinks(key, page, &page, wrote);
-}
-
-Status SinkGroup::WriteToSinks(const std::string& key, const v1::Page& page, v1::Page* owned,
-                               bool* wrote) {
+Status SinkGroup::Write(const std::string& key, const v1::Page& page, PagePayload&& payload,
+                        bool* wrote) {
   *wrote = false;
   const auto held = durable_.find(key);
   const auto in_flight = sealed_.find(key);
@@ -72,8 +68,8 @@ Status SinkGroup::WriteToSinks(const std::string& key, const v1::Page& page, v1:
   for (size_t i = 0; i < sinks_.size(); ++i) {
     const uint32_t bit = uint32_t{1} << i;
     if ((has & bit) != 0) continue;
-    Status s = owned != nullptr && i == last ? sinks_[i]->WriteOwned(std::move(*owned))
-                                             : sinks_[i]->Write(page);
+    Status s = i == last ? sinks_[i]->Write(page, std::move(payload))
+                         : sinks_[i]->Write(page, PagePayload(payload));
     if (!s.ok()) {
       return Status(s.code(), "sink " + std::string(sinks_[i]->name()) + ": " + s.message());
     }
@@ -108,7 +104,9 @@ Status SinkGroup::BeginFlush() {
   if (in_flight_) FinishFlush().IgnoreError();
   in_flight_ = true;
   sealed_error_ = Status::Ok();
-  sealed_ok_ = OnEverySink([](Sink& sink) { return sink.BeginFlush(); }, sealed_error_);
+  sealed_ok_ = OnEverySink(
+      [](Sink& sink) { return sink.pipelined() ? sink.pipelined()->BeginFlush() : sink.Flush(); },
+      sealed_error_);
   sealed_.swap(window_);
   window_.clear();
   return sealed_error_;
@@ -119,7 +117,9 @@ Status SinkGroup::FinishFlush() {
   in_flight_ = false;
   Status first = std::exchange(sealed_error_, Status::Ok());
   const uint32_t flushed =
-      OnEverySink([](Sink& sink) { return sink.FinishFlush(); }, first) & sealed_ok_;
+      OnEverySink([](Sink& sink) { return sink.pipelined() ? sink.pipelined()->FinishFlush() : Status::Ok(); },
+                  first) &
+      sealed_ok_;
   for (auto& [key, taken] : sealed_) {
     if ((taken & flushed) != 0) durable_[key] |= taken & flushed;
   }
@@ -130,14 +130,14 @@ Status SinkGroup::FinishFlush() {
 
 bool SinkGroup::FlushesInBackground() const {
   for (const auto& sink : sinks_) {
-    if (sink->FlushesInBackground()) return true;
+    if (sink->pipelined() != nullptr) return true;
   }
   return false;
 }
 
 bool SinkGroup::FlushReady() {
   for (const auto& sink : sinks_) {
-    if (!sink->FlushReady()) return false;
+    if (sink->pipelined() != nullptr && !sink->pipelined()->FlushReady()) return false;
   }
   return true;
 }
@@ -161,8 +161,9 @@ v1::WriterWants SinkGroup::Wants() const {
   v1::WriterWants wants;
   bool bodies_needed = false;
   for (const auto& sink : sinks_) {
-    sink->AddWants(wants);
-    bodies_needed |= sink->NeedsBody();
+    const SinkNeeds needs = sink->needs();
+    wants.MergeFrom(needs.wants);
+    bodies_needed |= needs.body;
   }
   wants.set_omit_body(!bodies_needed);
   return wants;

@@ -17,7 +17,8 @@
 // is known to be stored.
 //
 // Pipelined group commit (sink.h): BeginFlush ends the window in every sink
-// and FinishFlush credits it once each sink made it durable; pages written
+// (a sink without PipelinedFlush flushes in full there) and FinishFlush
+// credits it once each sink made it durable; pages written
 // in between form the next window. A page in the window in flight counts as
 // taken by its sinks, so a copy arriving meanwhile is not written again; if
 // that window then fails, the copy is not acknowledged as stored either and
@@ -62,10 +63,11 @@ class SinkGroup {
   // the first failing sink and returns its error (message prefixed with
   // "sink NAME: "); the sinks written before
   // it keep the page (it becomes theirs at the next successful Flush).
+  // The page's bulk is `payload` (page_payload.h): the last sink that needs
+  // the page gets it moved, the others a copy.
+  Status Write(const std::string& key, const v1::Page& page, PagePayload&& payload, bool* wrote);
+  // The same, copying the bulk from `page`.
   Status Write(const std::string& key, const v1::Page& page, bool* wrote);
-  // The same, for a caller that gives the page up: the last sink that needs
-  // it gets it through Sink::WriteOwned (the body may be moved out).
-  Status Write(const std::string& key, v1::Page&& page, bool* wrote);
   // Flushes every sink, even after one fails; the pages each successful
   // sink took since the last Flush become durably its own. Returns the
   // first failure. Same as BeginFlush then FinishFlush.
@@ -77,7 +79,7 @@ class SinkGroup {
   // durably its own where both its BeginFlush and FinishFlush succeeded.
   // Returns the first failure of either step.
   Status FinishFlush();
-  // Whether any sink flushes in the background (Sink::FlushesInBackground).
+  // Whether any sink flushes in the background (Sink::pipelined).
   bool FlushesInBackground() const;
   // Without waiting: true when FinishFlush would not block.
   bool FlushReady();
@@ -86,18 +88,15 @@ class SinkGroup {
 
   // "warc,jsonl".
   std::string names() const;
-  // What the sinks ask of the fetchers (Sink::AddWants), together; bodies
-  // may be omitted when no sink reads them (Sink::NeedsBody; the WARC sink
-  // does not while it asks for blocks).
+  // What the sinks ask of the fetchers (Sink::needs), together; bodies may
+  // be omitted when no sink reads them (the WARC sink does not while it
+  // asks for blocks).
   v1::WriterWants Wants() const;
   // Keys stored by every sink.
   size_t stored_pages() const;
 
  private:
   uint32_t all_sinks_mask() const;
-  // Both Writes. `owned` is `page` when the caller gave it up (the last
-  // sink needing it may take it), else null and `page` is only read.
-  Status WriteToSinks(const std::string& key, const v1::Page& page, v1::Page* owned, bool* wrote);
   // Runs `step` on every sink, even after one fails; returns the mask of
   // those that succeeded and keeps the first failure in `first` (unless it
   // already holds one).

@@ -11,18 +11,21 @@
 namespace zcrawl::writer {
 namespace {
 
-// The fetcher's compressed block, if it sent a usable one.
-FetcherWarcBlock FetcherBlockOf(const v1::WarcBlock& block) {
+// The fetcher's compressed block, if it sent a usable one (its bytes,
+// `deflate`, come in the payload).
+FetcherWarcBlock FetcherBlockOf(const v1::WarcBlock& block, std::string&& deflate) {
   FetcherWarcBlock taken;
-  if (!IsUsableWarcBlock(block)) return taken;
+  if (!IsUsableWarcBlock(block, deflate)) return taken;
+  taken.deflate = std::move(deflate);
   taken.crc = block.crc32();
   taken.length = block.block_length();
   taken.digest = "sha1:" + Base32Encode(block.block_sha1());
   return taken;
 }
 
-// Everything but the body and the compressed blocks' bytes.
-WarcPageParts PartsWithoutBody(const v1::Page& page, int64_t now_ms) {
+}  // namespace
+
+WarcPageParts WarcPagePartsOf(const v1::Page& page, PagePayload&& payload, int64_t now_ms) {
   WarcPageParts parts;
   parts.target_uri = WarcTargetUri(page);
   parts.date = FormatWarcDate(page.fetched_at_ms() != 0 ? page.fetched_at_ms() : now_ms);
@@ -32,45 +35,16 @@ WarcPageParts PartsWithoutBody(const v1::Page& page, int64_t now_ms) {
     parts.payload_digest = "sha1:" + Base32Encode(page.body_sha1());
     // The response block only with the payload digest: without it the
     // body would have to be digested here anyway.
-    parts.response_compressed = FetcherBlockOf(page.warc_response());
+    parts.response_compressed = FetcherBlockOf(page.warc_response(), std::move(payload.warc_response));
   }
   if (!parts.response_compressed.present()) {
-    parts.response_head = WarcHttpResponseHead(page, page.body().size());
+    parts.response_head = WarcHttpResponseHead(page, payload.body.size());
+    parts.body = std::move(payload.body);
   }
-  parts.request_compressed = FetcherBlockOf(page.warc_request());
+  parts.request_compressed = FetcherBlockOf(page.warc_request(), std::move(payload.warc_request));
   if (!parts.request_compressed.present()) parts.request_block = WarcRequestBlock(page, parts.target_uri);
-  parts.metadata_compressed = FetcherBlockOf(page.warc_metadata());
+  parts.metadata_compressed = FetcherBlockOf(page.warc_metadata(), std::move(payload.warc_metadata));
   if (!parts.metadata_compressed.present()) parts.metadata_block = WarcMetadataBlock(page);
-  return parts;
-}
-
-}  // namespace
-
-WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms) {
-  WarcPageParts parts = PartsWithoutBody(page, now_ms);
-  if (!parts.response_compressed.present()) parts.body = page.body();
-  auto copy_of = [](const v1::WarcBlock& from, FetcherWarcBlock& to) {
-    if (to.present()) to.deflate = from.deflate();
-  };
-  copy_of(page.warc_response(), parts.response_compressed);
-  copy_of(page.warc_request(), parts.request_compressed);
-  copy_of(page.warc_metadata(), parts.metadata_compressed);
-  return parts;
-}
-
-WarcPageParts WarcPagePartsOf(v1::Page&& page, int64_t now_ms) {
-  WarcPageParts parts = PartsWithoutBody(page, now_ms);
-  if (!parts.response_compressed.present()) parts.body = std::move(*page.mutable_body());
-  // mutable_* only where present: it would add an empty message otherwise.
-  if (parts.response_compressed.present()) {
-    parts.response_compressed.deflate = std::move(*page.mutable_warc_response()->mutable_deflate());
-  }
-  if (parts.request_compressed.present()) {
-    parts.request_compressed.deflate = std::move(*page.mutable_warc_request()->mutable_deflate());
-  }
-  if (parts.metadata_compressed.present()) {
-    parts.metadata_compressed.deflate = std::move(*page.mutable_warc_metadata()->mutable_deflate());
-  }
   return parts;
 }
 

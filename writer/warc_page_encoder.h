@@ -32,6 +32,7 @@
 #include "common/status.h"
 #include "common/gzip_member.h"
 #include "writer/warc_record.h"
+#include "writer/page_payload.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::writer {
@@ -74,12 +75,10 @@ struct WarcPageParts {
   size_t page_bytes() const { return body.size() + response_compressed.deflate.size(); }
 };
 
-// Takes from `page` what its records need. `now_ms` (wall clock) dates a
-// page that carries no fetch time.
-WarcPageParts WarcPagePartsOf(const v1::Page& page, int64_t now_ms);
-// The same, moving the body out of `page` instead of copying it; the rest
-// of `page` is left as it was.
-WarcPageParts WarcPagePartsOf(v1::Page&& page, int64_t now_ms);
+// Takes from `page` and its `payload` (page_payload.h: the body and the
+// blocks' bytes, moved into the parts) what its records need. `now_ms`
+// (wall clock) dates a page that carries no fetch time.
+WarcPageParts WarcPagePartsOf(const v1::Page& page, PagePayload&& payload, int64_t now_ms);
 
 class WarcPageEncoder {
  public:

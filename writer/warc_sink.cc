@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/encoding.h"
+#include "common/process_identity.h"
 #include "writer/file_io.h"
 
 namespace zcrawl::writer {
@@ -65,8 +66,7 @@ std::string SerialString(uint64_t serial) {
 }
 
 // Hostnames go into the warcinfo block: no control characters.
-std::string SanitizedHost(const char* host) {
-  std::string out(host);
+std::string SanitizedHost(std::string out) {
   for (char& c : out) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
   }
@@ -88,24 +88,13 @@ WarcSink::~WarcSink() { Close().IgnoreError(); }
 
 Status WarcSink::Open() {
   if (open_) return Status::Ok();
-  std::error_code ec;
-  const fs::path dir(options_.out_dir);
-  const bool created = fs::create_directories(dir, ec);
-  if (ec) return ErrnoStatus("create folder", options_.out_dir, ec.value());
-  if (created) {
-    // Make the new folder's own entry durable too.
-    fs::path absolute = fs::absolute(dir, ec);
-    if (!absolute.has_filename()) absolute = absolute.parent_path();  // "a/b/"
-    if (!ec) {
-      Status s = FsyncDir(absolute.parent_path().string());
-      if (!s.ok()) return s;
-    }
-  }
+  if (Status s = CreateFolderDurably(options_.out_dir); !s.ok()) return s;
   if (::access(options_.out_dir.c_str(), W_OK | X_OK) != 0) {
     return ErrnoStatus("access", options_.out_dir, errno);
   }
   uint64_t next = 0;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+  std::error_code ec;
+  for (fs::directory_iterator it(options_.out_dir, ec), end; !ec && it != end; it.increment(ec)) {
     uint64_t serial = 0;
     if (ParseSerial(it->path().filename().string(), options_.warc_prefix, serial)) {
       next = std::max(next, serial + 1);
@@ -121,27 +110,19 @@ Status WarcSink::Open() {
   return Status::Ok();
 }
 
-void WarcSink::AddWants(v1::WriterWants& wants) const {
-  if (!options_.fetcher_compression || gzip_level_ < 1) return;
-  wants.set_warc_block_level(static_cast<uint32_t>(std::clamp(gzip_level_, 1, kMaxGzipMemberLevel)));
+SinkNeeds WarcSink::needs() const {
+  SinkNeeds needs;
+  if (!options_.fetcher_compression || gzip_level_ < 1) return needs;
+  needs.body = false;
+  needs.wants.set_warc_block_level(static_cast<uint32_t>(std::clamp(gzip_level_, 1, kMaxGzipMemberLevel)));
+  return needs;
 }
 
-bool WarcSink::NeedsBody() const { return !options_.fetcher_compression || gzip_level_ < 1; }
-
-Status WarcSink::Write(const v1::Page& page) {
+Status WarcSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (!open_) return InternalError("WarcSink::Write called while not open");
   if (!window_error_.ok()) return window_error_;
-  return Submit(WarcPagePartsOf(page, clock_->WallMs()), page);
-}
-
-Status WarcSink::WriteOwned(v1::Page&& page) {
-  if (!open_) return InternalError("WarcSink::Write called while not open");
-  if (!window_error_.ok()) return window_error_;
-  return Submit(WarcPagePartsOf(std::move(page), clock_->WallMs()), page);
-}
-
-Status WarcSink::Submit(WarcPageParts parts, const v1::Page& page) {
-  pool_->Submit(std::move(parts), page.dedup_key().empty() ? page.url() : page.dedup_key());
+  pool_->Submit(WarcPagePartsOf(page, std::move(payload), clock_->WallMs()),
+                page.dedup_key().empty() ? page.url() : page.dedup_key());
   Drain(/*wait_for_all=*/false);
   return window_error_;
 }
@@ -314,8 +295,7 @@ Status WarcSink::StartFile() {
     return id.status();
   }
   std::string block = kWarcinfoBlock;
-  char host[256] = {};
-  if (::gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0') {
+  if (const std::string host = LocalHostName(); !host.empty()) {
     block += "hostname: ";
     block += SanitizedHost(host);
     block += "\r\n";

@@ -31,7 +31,7 @@
 // gzip_member.h says which compressor) is a constructor argument, default
 // kDefaultWarcGzipLevel = 1. Compressing and digesting the records' blocks
 // was most of the sink's CPU, so at levels 1-12 the sink asks the fetchers
-// to do it (AddWants; common/compressed_warc_blocks.h): a page then comes
+// to do it (needs(); common/compressed_warc_blocks.h): a page then comes
 // with its blocks compressed and digested, and the sink only puts each
 // record's WARC header in front (stored blocks) and the gzip framing around
 // it. A page without them (fetchers that do not answer WriterWants, the
@@ -116,7 +116,7 @@ inline constexpr size_t kWarcWriteChunkBytes = 1u << 20;
 inline constexpr size_t kWarcMaxPagesInFlightPerThread = 16;
 inline constexpr size_t kWarcMaxBytesInFlight = 64u << 20;
 
-class WarcSink : public Sink {
+class WarcSink : public Sink, public PipelinedFlush {
  public:
   // `clock` (wall time for file names, warcinfo dates and pages without a
   // fetch time) must outlive the sink.
@@ -131,26 +131,21 @@ class WarcSink : public Sink {
   // Creates out_dir if missing, finds the next free serial and cuts a torn
   // index line. Creates no file yet. Opening an open sink does nothing.
   Status Open() override;
-  // Fails when an earlier page of this Flush window failed (see above).
-  Status Write(const v1::Page& page) override;
-  // The same, moving the body to the encoding threads instead of copying.
-  Status WriteOwned(v1::Page&& page) override;
   // BeginFlush then FinishFlush.
   Status Flush() override;
   // Writes what is buffered and starts fsync (file, folder, index) on a
   // thread of its own; Writes meanwhile go on into the same file.
   Status BeginFlush() override;
   Status FinishFlush() override;
-  bool FlushesInBackground() const override { return true; }
   bool FlushReady() override;
+  PipelinedFlush* pipelined() override { return this; }
   Status Close() override;
   std::string_view name() const override { return "warc"; }
   // With options.fetcher_compression and a level of 1 or more: response
-  // blocks compressed at this sink's level.
-  void AddWants(v1::WriterWants& wants) const override;
-  // Not while it asks for response blocks: a page with a usable block is
-  // stored from the block (the writer restores the body of one without).
-  bool NeedsBody() const override;
+  // blocks compressed at this sink's level, and no body (a page with a
+  // usable block is stored from the block; the writer restores the body
+  // of one without).
+  SinkNeeds needs() const override;
   // The keys in the sidecar index (warc_index.h).
   Status ForEachStoredKey(const std::function<void(const std::string&)>& visit) override;
 
@@ -160,8 +155,9 @@ class WarcSink : public Sink {
   const std::string& index_path() const { return index_.path(); }
 
  private:
-  // Write and WriteOwned: hands `parts` to the pool.
-  Status Submit(WarcPageParts parts, const v1::Page& page);
+  // Fails when an earlier page of this Flush window failed (see above); the
+  // payload goes to the encoding threads.
+  Status Append(const v1::Page& page, PagePayload&& payload) override;
   // Takes finished pages from the pool in order and appends them; with
   // `wait_for_all` until the pool is empty, else until it is within its
   // bounds.

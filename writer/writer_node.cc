@@ -8,6 +8,7 @@
 
 #include "common/compressed_warc_blocks.h"
 #include "common/sha1.h"
+#include "common/process_identity.h"
 #include "common/shutdown_signal.h"
 #include "common/socket_security.h"
 #include "common/zmq_io.h"
@@ -37,15 +38,15 @@ Status WriterNode::Start() {
   }
   if (Status s = Bind(socket_, options_.bind); !s.ok()) return s;
   if (!options_.frontier.empty()) {
-    SocketSettings settings;
+    PeerLinkSettings settings;
+    settings.name = "frontier";
+    settings.endpoint = options_.frontier;
     settings.identity = codec_.sender_id();
-    auto dealer = MakeSocket(context_, zmq::socket_type::dealer, settings);
-    if (!dealer.ok()) return dealer.status();
-    frontier_ = std::move(*dealer);
-    if (Status s = SecureClientSocket(frontier_, options_.security, options_.security.frontier_key); !s.ok()) {
-      return s;
-    }
-    if (Status s = Connect(frontier_, options_.frontier); !s.ok()) return s;
+    settings.timing = options_.link;
+    settings.security = options_.security;
+    settings.server_key_file = options_.security.frontier_key;
+    frontier_ = std::make_unique<PeerLink>(context_, settings, codec_, clock_);
+    if (Status s = frontier_->Connect(); !s.ok()) return s;
     SayReadyToFrontier();
   }
   if (options_.metrics_port != 0) {
@@ -62,8 +63,7 @@ void WriterNode::SayReadyToFrontier() {
   v1::Envelope envelope;
   envelope.mutable_ready()->set_role(v1::PEER_ROLE_WRITER);
   envelope.mutable_ready()->set_pid(static_cast<uint32_t>(getpid()));
-  const std::string bytes = codec_.Encode(envelope);
-  if (SendFrame(frontier_, bytes).ok()) frontier_last_sent_ms_ = clock_.NowMs();
+  frontier_->Send(envelope).IgnoreError();  // unanswered: the liveness check retries
 }
 
 void WriterNode::Send(const std::string& identity, v1::Envelope& envelope) {
@@ -117,8 +117,8 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
   // The body's size, also when it stayed with the fetcher.
   const size_t body_bytes = page.body().empty() ? page.body_length() : page.body().size();
   const bool fetcher_block = page.has_warc_response();
-  // WriteOwned leaves every field but the body alone, so `key` stays valid.
-  if (Status s = sinks_.Write(key, std::move(page), &wrote); !s.ok()) {
+  // The bulk goes to the sinks; the page (and `key` in it) stays whole.
+  if (Status s = sinks_.Write(key, page, TakePayload(page), &wrote); !s.ok()) {
     ++counters_.write_errors;
     spdlog::error("cannot write url={}: {}", page.url(), s.message());
     Ack(identity, page.page_id(), false, false, s.message());
@@ -173,6 +173,25 @@ void WriterNode::HandleFetcherMessage(const std::string& identity, std::string_v
   }
 }
 
+void WriterNode::MaintainFrontierLink(InboundMessage& message) {
+  while (ReceiveMessage(frontier_->socket(), false, &message).ok()) HandleFrontierMessage(message.payload);
+  if (frontier_->PeerSilentTooLong()) {
+    if (!frontier_lost_) {
+      // Pages are still taken and stored: the fetchers report them to the
+      // frontier themselves. Only the writer's own registration is lost.
+      ++counters_.frontier_lost;
+      frontier_lost_ = true;
+      spdlog::warn("frontier lost: silent for more than {} ms; reconnecting",
+                   options_.link.heartbeat_ms * options_.link.liveness);
+    }
+    if (frontier_->ReconnectIfDue()) SayReadyToFrontier();
+    return;
+  }
+  v1::Envelope heartbeat;
+  heartbeat.mutable_heartbeat();
+  frontier_->HeartbeatIfIdle(heartbeat);
+}
+
 void WriterNode::HandleFrontierMessage(std::string_view payload) {
   auto envelope = EnvelopeCodec::Decode(payload);
   if (!envelope.ok()) {
@@ -180,6 +199,11 @@ void WriterNode::HandleFrontierMessage(std::string_view payload) {
     spdlog::warn("dropped malformed message from the frontier bytes={} error={}", payload.size(),
                  envelope.status().message());
     return;
+  }
+  frontier_->MarkSeen();
+  if (frontier_lost_) {
+    frontier_lost_ = false;
+    spdlog::info("frontier back sender={}", envelope->sender_id());
   }
   if (envelope->has_shutdown()) {
     spdlog::info("frontier says shutdown reason={}", envelope->shutdown().reason());
@@ -257,69 +281,62 @@ void WriterNode::PublishMetrics() {
                "Pages sent without their body whose body a sink needed, inflated from the WARC block",
                counters_.bodies_restored);
   AppendMetric(out, "zcrawl_writer_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
+  AppendMetric(out, "zcrawl_writer_frontier_lost_total", "counter", "Times the frontier went silent past liveness x heartbeat", counters_.frontier_lost);
   metrics_->Publish(std::move(out));
 }
 
 Status WriterNode::CloseSinks() { return sinks_.Close(); }
 
 Status WriterNode::Run() {
-  InboundMessage message;
-  while (true) {
-    if (ShutdownSignal::Requested() || shutdown_received_) {
-      FlushAndAcknowledge().IgnoreError();
-      Status closed = CloseSinks();
-      if (frontier_) {
-        v1::Envelope goodbye;
-        goodbye.mutable_goodbye()->set_reason(shutdown_received_ ? "crawl finished" : "stopped by signal");
-        const std::string bytes = codec_.Encode(goodbye);
-        SendFrame(frontier_, bytes).IgnoreError();
-      }
-      spdlog::info("writer done stored={} duplicates={} bytes={} flushes={} fetcher_warc_blocks={} "
-                   "bodies_omitted={} bodies_restored={}",
-                   counters_.pages_stored, counters_.duplicates, counters_.bytes_stored, counters_.flushes,
-                   counters_.fetcher_warc_blocks, counters_.bodies_omitted, counters_.bodies_restored);
-      return closed;
-    }
-    std::vector<zmq::pollitem_t> items = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};
-    if (frontier_) items.push_back({frontier_.handle(), 0, ZMQ_POLLIN, 0});
-    try {
-      // With a flush in flight, only look: its acks must not wait for traffic.
-      const int64_t wait_ms = flush_in_flight_ ? 0 : options_.heartbeat_ms / 2;
-      zmq::poll(items.data(), items.size(), std::chrono::milliseconds(wait_ms));
-    } catch (const zmq::error_t& e) {
-      if (e.num() == EINTR) continue;
-      return InternalError(std::string("poll: ") + e.what());
-    }
-    // Take what is waiting, up to one batch, then make it durable at once.
-    for (uint32_t i = 0; i < options_.max_batch_pages * 2; ++i) {
-      Status s = ReceiveMessage(socket_, /*from_router=*/true, &message);
-      if (s.code() == StatusCode::kNotFound) break;
-      if (!s.ok()) {
-        ++counters_.malformed_messages;
-        spdlog::warn("dropped message error={}", s.message());
-        continue;
-      }
-      HandleFetcherMessage(message.identity, message.payload);
-      // Acknowledge the batch in flight as soon as it is durable, not only
-      // once this batch is taken in: fetchers hold those pages till then.
-      if (flush_in_flight_ && sinks_.FlushReady()) FinishFlushAndAcknowledge().IgnoreError();
-      if (pending_.size() >= options_.max_batch_pages) break;
-    }
-    // The batch before this one has been syncing meanwhile.
-    FinishFlushAndAcknowledge().IgnoreError();
-    BeginFlush();
-    PublishMetrics();
-    if (frontier_) {
-      while (ReceiveMessage(frontier_, false, &message).ok()) HandleFrontierMessage(message.payload);
-      const int64_t now = clock_.NowMs();
-      if (now - frontier_last_sent_ms_ >= options_.heartbeat_ms) {
-        v1::Envelope heartbeat;
-        heartbeat.mutable_heartbeat();
-        const std::string bytes = codec_.Encode(heartbeat);
-        if (SendFrame(frontier_, bytes).ok()) frontier_last_sent_ms_ = now;
-      }
-    }
+  bool done = false;
+  while (!done) {
+    if (Status s = Step(static_cast<int>(options_.link.heartbeat_ms / 2), &done); !s.ok()) return s;
   }
+  return closed_;
+}
+
+Status WriterNode::Step(int max_wait_ms, bool* done) {
+  *done = false;
+  InboundMessage message;
+  if (ShutdownSignal::Requested() || shutdown_received_) {
+    FlushAndAcknowledge().IgnoreError();
+    closed_ = CloseSinks();
+    if (frontier_) {
+      v1::Envelope goodbye;
+      goodbye.mutable_goodbye()->set_reason(shutdown_received_ ? "crawl finished" : "stopped by signal");
+      frontier_->Send(goodbye).IgnoreError();
+    }
+    spdlog::info("writer done stored={} duplicates={} bytes={} flushes={} fetcher_warc_blocks={} "
+                 "bodies_omitted={} bodies_restored={}",
+                 counters_.pages_stored, counters_.duplicates, counters_.bytes_stored, counters_.flushes,
+                 counters_.fetcher_warc_blocks, counters_.bodies_omitted, counters_.bodies_restored);
+    *done = true;
+    return Status::Ok();
+  }
+  std::vector<zmq::pollitem_t> items = {{socket_.handle(), 0, ZMQ_POLLIN, 0}};
+  if (frontier_) items.push_back({frontier_->socket().handle(), 0, ZMQ_POLLIN, 0});
+  try {
+    // With a flush in flight, only look: its acks must not wait for traffic.
+    zmq::poll(items.data(), items.size(), std::chrono::milliseconds(flush_in_flight_ ? 0 : max_wait_ms));
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EINTR) return Status::Ok();
+    return InternalError(std::string("poll: ") + e.what());
+  }
+  // Take what is waiting, up to one batch, then make it durable at once.
+  ReceiveWaiting(socket_, /*from_router=*/true, options_.max_batch_pages * 2, &counters_.malformed_messages,
+                 message, [&](InboundMessage& m) {
+                   HandleFetcherMessage(m.identity, m.payload);
+                   // Acknowledge the batch in flight as soon as it is durable, not
+                   // only once this batch is taken in: fetchers hold those pages.
+                   if (flush_in_flight_ && sinks_.FlushReady()) FinishFlushAndAcknowledge().IgnoreError();
+                   return pending_.size() < options_.max_batch_pages;
+                 });
+  // The batch before this one has been syncing meanwhile.
+  FinishFlushAndAcknowledge().IgnoreError();
+  BeginFlush();
+  PublishMetrics();
+  if (frontier_) MaintainFrontierLink(message);
+  return Status::Ok();
 }
 
 }  // namespace zcrawl::writer

@@ -31,6 +31,8 @@
 #include "common/clock.h"
 #include "common/envelope_codec.h"
 #include "common/metrics_server.h"
+#include "common/peer_link.h"
+#include "common/zmq_io.h"
 #include "common/zap_authenticator.h"
 #include "common/status.h"
 #include "writer/sink.h"
@@ -54,6 +56,8 @@ struct WriterCounters {
   // ... and of those, the ones a sink needed after all: inflated from the
   // block (omission asked by an earlier configuration).
   uint64_t bodies_restored = 0;
+  // Times the frontier went silent past liveness x heartbeat.
+  uint64_t frontier_lost = 0;
 };
 
 class WriterNode {
@@ -67,6 +71,12 @@ class WriterNode {
   Status Start();
   // Until the frontier says the crawl is over, or a signal arrives.
   Status Run();
+  // One turn of Run's loop: waits up to `max_wait_ms` for messages, takes
+  // and writes them, acknowledges what is durable, keeps the frontier link.
+  // Sets *done when Run would return (Run's result is then closed()). For
+  // tests that drive the writer with a fake clock.
+  Status Step(int max_wait_ms, bool* done);
+  const Status& closed() const { return closed_; }
 
   const WriterCounters& counters() const { return counters_; }
 
@@ -84,6 +94,9 @@ class WriterNode {
   // Whether the sinks can store `page` as it came, without its body.
   bool CanStoreWithoutBody(const v1::Page& page) const;
   void HandleFrontierMessage(std::string_view payload);
+  // Takes the frontier's messages, heartbeats it when idle, and declares it
+  // lost (and reconnects) after liveness x heartbeat of silence.
+  void MaintainFrontierLink(InboundMessage& message);
   // Starts the flush of pending_ (which becomes in_flight_).
   void BeginFlush();
   // Waits for the flush in flight and acknowledges its pages.
@@ -105,14 +118,18 @@ class WriterNode {
   v1::WriterWants wants_;  // in every answer to a fetcher
   std::unique_ptr<ZapAuthenticator> zap_;
   zmq::socket_t socket_;    // ROUTER for fetchers
-  zmq::socket_t frontier_;  // DEALER, only when options_.frontier is set
+  // To the frontier, only when options_.frontier is set: heartbeats both
+  // ways; a frontier silent for liveness x heartbeat is declared lost and
+  // reconnected to (common/peer_link.h).
+  std::unique_ptr<PeerLink> frontier_;
+  bool frontier_lost_ = false;  // said once per loss
+  Status closed_;               // the sinks' Close, once done
 
   std::vector<PendingAck> pending_;    // written since the last BeginFlush
   std::vector<PendingAck> in_flight_;  // the batch being flushed
   bool flush_in_flight_ = false;
   Status begin_status_;                // BeginFlush's outcome for in_flight_
   bool shutdown_received_ = false;
-  int64_t frontier_last_sent_ms_ = 0;
   WriterCounters counters_;
   std::unique_ptr<MetricsServer> metrics_;
   int64_t last_metrics_ms_ = 0;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/liveness_options.h"
 #include "common/logging.h"
 #include "common/security_options.h"
 #include "writer/sink_options.h"
@@ -25,7 +26,8 @@ struct WriterOptions {
   // Prometheus metrics over HTTP on this port (0: off).
   uint16_t metrics_port = 0;
   std::string metrics_bind = "127.0.0.1";
-  int64_t heartbeat_ms = 1000;
+  // Heartbeats, and how the writer notices a lost frontier and reconnects.
+  LivenessOptions link;
   SinkOptions sink;
   SecurityOptions security;
   LoggingOptions logging;

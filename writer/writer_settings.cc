@@ -26,8 +26,7 @@ void DeclareWriterSettings(SettingsDeclarer& d, WriterOptions& o) {
       ->capture_default_str();
   d.Option("--metrics-bind", o.metrics_bind, "Address for the metrics endpoint")
       ->capture_default_str();
-  d.Option("--heartbeat-ms", o.heartbeat_ms, "Heartbeat interval")->capture_default_str()
-      ->check(CLI::Range(int64_t{10}, int64_t{600000}));
+  AddLivenessFlags(d, o.link, /*reconnects=*/true);
   AddSecurityFlags(d, o.security, /*server=*/true, /*frontier_client=*/true, false);
   d.Option("--log-level", o.logging.level, "trace|debug|info|warn|error|off")
       ->capture_default_str();

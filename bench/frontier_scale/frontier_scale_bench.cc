@@ -46,6 +46,7 @@
 #include "bench/frontier_scale/synthetic_web.h"
 #include "common/envelope_codec.h"
 #include "common/loopback_port.h"
+#include "common/process_identity.h"
 #include "common/shutdown_signal.h"
 
 namespace zcrawl::bench {

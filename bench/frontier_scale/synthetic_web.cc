@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/hash_mix.h"
+
 namespace zcrawl::bench {
 namespace {
 
@@ -26,13 +28,7 @@ SyntheticWeb::SyntheticWeb(const SyntheticWebOptions& options)
       skew_power_(std::pow(static_cast<double>(options.hosts) + 1.0, 1.0 - options.host_skew)) {}
 
 uint64_t SyntheticWeb::Mix(uint64_t a, uint64_t b) {
-  uint64_t x = a ^ (b * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL);
-  x ^= x >> 32;
-  x *= 0xd6e8feb86659fd93ULL;
-  x ^= x >> 32;
-  x *= 0xd6e8feb86659fd93ULL;
-  x ^= x >> 32;
-  return x;
+  return MixBits(a ^ MixBits(b * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL));
 }
 
 std::string SyntheticWeb::Url(const SyntheticPage& page) const {

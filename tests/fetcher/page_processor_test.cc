@@ -765,7 +765,6 @@ TEST_P(PageProcessorTest, RobotsOnlyItemReturnsTheBodyAndTheSchedulerObeysIt) {
 
   EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
   EXPECT_EQ(outcome.report.http_status(), 200u);
-  EXPECT_TRUE(outcome.report.robots_txt_found());
   EXPECT_EQ(outcome.report.robots_txt(), robots);
   EXPECT_EQ(outcome.report.links_size(), 0);
   EXPECT_FALSE(outcome.page.has_value()) << "robots.txt goes to the frontier, not the writer";
@@ -789,8 +788,7 @@ TEST_P(PageProcessorTest, MissingRobotsTxtIsNotFoundAndAllowsAll) {
 
   EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
   EXPECT_EQ(outcome.report.http_status(), 404u);
-  EXPECT_FALSE(outcome.report.robots_txt_found());
-  EXPECT_EQ(outcome.report.robots_txt(), "");
+  EXPECT_EQ(outcome.report.robots_txt(), "") << "a 404's body is no robots.txt";
   EXPECT_FALSE(outcome.page.has_value());
 
   items = Scheduler().Lease("fetcher-1", 4);
@@ -811,7 +809,6 @@ TEST_P(PageProcessorTest, RobotsTxtRedirectIsFollowed) {
   EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
   EXPECT_EQ(outcome.report.http_status(), 200u);
   EXPECT_EQ(outcome.report.final_url(), At("/real-robots.txt"));
-  EXPECT_TRUE(outcome.report.robots_txt_found());
   EXPECT_EQ(outcome.report.robots_txt(), file.body);
 }
 

@@ -215,6 +215,42 @@ TEST_P(CrawlSchedulerTest, RobotsServerErrorRetriesThenFailsTheHost) {
   EXPECT_EQ(s.FailingOrigins(10).at(0).last_failure(), "robots.txt: http_500");
 }
 
+TEST_P(CrawlSchedulerTest, ARobotsLeaseThatExpiresIsBackedOffAndCappedLikeAnyOther) {
+  // A robots.txt that hangs its fetchers: every lease of it expires.
+  auto s = Make(0, 2, true);
+  s.Enqueue("http://a/x", "http://a", 0);
+  s.Enqueue("http://b/y", "http://b", 0);
+  auto first = s.Lease("f", 10);
+  ASSERT_EQ(first.size(), 2u);
+  const auto& hung = first[0].url() == "http://a/robots.txt" ? first[0] : first[1];
+  const auto& fine = first[0].url() == "http://a/robots.txt" ? first[1] : first[0];
+  ASSERT_TRUE(hung.robots_only());
+  s.Complete("f", Report(fine, 404));  // b: no robots.txt
+  uint64_t expired = 0;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    clock_.Advance(10001);  // the lease time
+    s.ExpireLeases();
+    EXPECT_EQ(s.counts().expired_leases, ++expired);
+    if (attempt == 3) break;
+    // Backed off: not leased again at once (1 s, then 2 s).
+    for (const auto& item : s.Lease("f", 10)) {
+      if (!item.robots_only()) s.Complete("f", Report(item));
+      EXPECT_NE(item.url(), "http://a/robots.txt") << "attempt " << attempt << ": no backoff";
+    }
+    clock_.Advance(1000 << (attempt - 1));
+    auto again = s.Lease("f", 10);
+    ASSERT_EQ(again.size(), 1u) << "attempt " << attempt;
+    EXPECT_EQ(again[0].url(), "http://a/robots.txt");
+    EXPECT_EQ(again[0].attempt(), static_cast<uint32_t>(attempt + 1));
+  }
+  // Three unanswered leases with two retries: a's URLs fail and the crawl
+  // can end, where it used to re-lease robots.txt forever.
+  for (const auto& item : s.Lease("f", 10)) s.Complete("f", Report(item));
+  EXPECT_TRUE(s.Drained());
+  EXPECT_EQ(s.failure_reasons().at("robots_unavailable: lease_expired"), 1u);
+  EXPECT_EQ(s.FailingOrigins(10).at(0).last_failure(), "robots.txt: lease_expired");
+}
+
 TEST_P(CrawlSchedulerTest, FailuresAreCountedByTheFetchersCauseAndNamedPerOrigin) {
   auto s = Make(0, 2, true);
   s.Enqueue("http://a/x", "http://a", 0);

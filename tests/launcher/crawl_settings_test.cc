@@ -78,7 +78,7 @@ TEST(CrawlSettingsTest, WhatTheUserGivesReachesEachComponentAsTheSameValue) {
   EXPECT_EQ(frontier.delay_ms, 7);
   EXPECT_FALSE(frontier.obey_robots);
   EXPECT_EQ(frontier.metrics_port, 9100);
-  EXPECT_EQ(frontier.heartbeat_ms, 300);
+  EXPECT_EQ(frontier.link.heartbeat_ms, 300);
   EXPECT_EQ(frontier.robots_agent, "mybot");
   EXPECT_EQ(frontier.allow_patterns, (std::vector<std::string>{"a.*", "b.*"}));
   EXPECT_EQ(frontier.logging.level, "debug");
@@ -89,7 +89,7 @@ TEST(CrawlSettingsTest, WhatTheUserGivesReachesEachComponentAsTheSameValue) {
   EXPECT_EQ(fetcher.http.ca_file, "/dev/null");
   EXPECT_EQ(fetcher.http.total_timeout_ms, 1234);
   EXPECT_EQ(fetcher.http.max_body_bytes, 4096u);
-  EXPECT_EQ(fetcher.heartbeat_ms, 300) << "shared settings reach every component";
+  EXPECT_EQ(fetcher.link.heartbeat_ms, 300) << "shared settings reach every component";
   EXPECT_EQ(fetcher.parser, "gumbo");
   EXPECT_EQ(fetcher.logging.level, "debug");
 
@@ -98,7 +98,7 @@ TEST(CrawlSettingsTest, WhatTheUserGivesReachesEachComponentAsTheSameValue) {
   EXPECT_EQ(writer.metrics_port, 9200);
   EXPECT_EQ(writer.format, "warc");
   EXPECT_EQ(writer.sink.warc_gzip_level, 5);
-  EXPECT_EQ(writer.heartbeat_ms, 300);
+  EXPECT_EQ(writer.link.heartbeat_ms, 300);
   // The launcher reads a few itself, from the same parse.
   EXPECT_EQ(l.options.writer.format, "warc");
   EXPECT_EQ(l.options.frontier.metrics_port, 9100);

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "writer/jsonl_sink.h"
+#include "writer/page_json.h"
 #include "writer/sink_registry.h"
 
 namespace zcrawl::writer {
@@ -117,7 +117,7 @@ TEST_F(ExecSinkTest, PipelineReceivesOneJsonLinePerPageInOrder) {
     EXPECT_EQ(j["depth"], 1);
     EXPECT_FALSE(j.contains("body"));  // jsonl_body off
   }
-  EXPECT_EQ(lines[0], PageJson(MakePage(0), false));
+  EXPECT_EQ(lines[0], PageJson(MakePage(0), nullptr));
 }
 
 TEST_F(ExecSinkTest, CommandRunsInOutDirAndSeesLinesOnlyAfterFlush) {

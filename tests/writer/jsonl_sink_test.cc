@@ -1,4 +1,5 @@
 #include "writer/jsonl_sink.h"
+#include "writer/page_json.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -176,7 +177,7 @@ TEST_F(JsonlSinkTest, InvalidUtf8AndControlCharactersStayValidJson) {
 TEST_F(JsonlSinkTest, UnknownFetchTimeIsNull) {
   v1::Page page = MakePage(0);
   page.set_fetched_at_ms(0);
-  const json j = json::parse(PageJson(page, false));
+  const json j = json::parse(PageJson(page, nullptr));
   EXPECT_TRUE(j["fetched_at"].is_null());
 }
 

@@ -17,7 +17,7 @@ namespace {
 struct FakeSinkLog {
   std::vector<std::string> written;   // URLs passed to Write, in order
   std::vector<std::string> bodies;    // the body each had when it came
-  std::vector<std::string> owned;     // URLs that came through WriteOwned
+  std::vector<const char*> body_data; // where each body's bytes were
   std::set<std::string> durable;      // URLs made durable by a Flush
   std::vector<std::string> pending;   // written since the last Flush
   std::vector<std::string> sealed;    // between BeginFlush and FinishFlush
@@ -29,24 +29,12 @@ struct FakeSinkLog {
   int closes = 0;
 };
 
-class FakeSink : public Sink {
+class FakeSink : public Sink, public PipelinedFlush {
  public:
   FakeSink(std::string name, FakeSinkLog& log) : name_(std::move(name)), log_(log) {}
   Status Open() override { return Status::Ok(); }
-  Status Write(const v1::Page& page) override {
-    if (log_.fail_writes) return UnavailableError(name_ + " write failed");
-    log_.written.push_back(page.url());
-    log_.bodies.push_back(page.body());
-    log_.pending.push_back(page.url());
-    return Status::Ok();
-  }
-  // Takes the body as the WARC sink does, so a later sink would see it gone.
-  Status WriteOwned(v1::Page&& page) override {
-    log_.owned.push_back(page.url());
-    Status s = Write(page);
-    std::string taken = std::move(*page.mutable_body());
-    return s;
-  }
+  PipelinedFlush* pipelined() override { return this; }
+  bool FlushReady() override { return true; }
   Status Flush() override {
     Status begun = BeginFlush();
     Status finished = FinishFlush();
@@ -84,8 +72,20 @@ class FakeSink : public Sink {
   }
 
  private:
+  // Keeps the body, as the WARC sink does (its encoding threads own it).
+  Status Append(const v1::Page& page, PagePayload&& payload) override {
+    if (log_.fail_writes) return UnavailableError(name_ + " write failed");
+    log_.written.push_back(page.url());
+    log_.bodies.push_back(payload.body);
+    log_.body_data.push_back(payload.body.data());
+    log_.pending.push_back(page.url());
+    kept_.push_back(std::move(payload.body));
+    return Status::Ok();
+  }
+
   std::string name_;
   FakeSinkLog& log_;
+  std::vector<std::string> kept_;
 };
 
 v1::Page PageFor(const std::string& url) {
@@ -128,24 +128,43 @@ TEST_F(SinkGroupTest, PageIsStoredOnceEverySinkFlushedIt) {
   EXPECT_EQ(group->names(), "warc,jsonl");
 }
 
-TEST_F(SinkGroupTest, OnlyTheLastSinkNeedingAGivenUpPageMayTakeIt) {
+TEST_F(SinkGroupTest, EverySinkGetsTheBodyAndOnlyTheLastOneNeedingItTakesTheCallersBytes) {
   b_.listed = {"held-by-b"};
   auto group = MakeGroup();
   bool wrote = false;
-  ASSERT_TRUE(group->Write("u1", PageFor("u1"), &wrote).ok());
-  // Only b needs it: a takes it.
-  ASSERT_TRUE(group->Write("held-by-b", PageFor("held-by-b"), &wrote).ok());
-  // Not given up: nobody takes it.
-  const v1::Page kept = PageFor("u2");
+  // Bodies past the small-string buffer, so a move keeps the bytes in place.
+  auto page_with_long_body = [](const std::string& url) {
+    v1::Page page = PageFor(url);
+    page.set_body(std::string(200, 'x') + url);
+    return page;
+  };
+  v1::Page u1 = page_with_long_body("u1");
+  PagePayload payload = TakePayload(u1);
+  const char* u1_bytes = payload.body.data();
+  ASSERT_TRUE(group->Write("u1", u1, std::move(payload), &wrote).ok());
+  EXPECT_EQ(u1.url(), "u1") << "the caller's page stays whole";
+  EXPECT_TRUE(u1.body().empty()) << "its bulk went to the sinks";
+  // Only a needs it: a takes the bytes.
+  v1::Page held = page_with_long_body("held-by-b");
+  payload = TakePayload(held);
+  const char* held_bytes = payload.body.data();
+  ASSERT_TRUE(group->Write("held-by-b", held, std::move(payload), &wrote).ok());
+  // The copying Write leaves the caller's page as it was.
+  const v1::Page kept = page_with_long_body("u2");
   ASSERT_TRUE(group->Write("u2", kept, &wrote).ok());
-  EXPECT_EQ(kept.body(), "body of u2");
+  EXPECT_EQ(kept.body(), std::string(200, 'x') + "u2");
 
   EXPECT_EQ(a_.written, (std::vector<std::string>{"u1", "held-by-b", "u2"}));
-  EXPECT_EQ(a_.bodies, (std::vector<std::string>{"body of u1", "body of held-by-b", "body of u2"}));
-  EXPECT_EQ(a_.owned, std::vector<std::string>{"held-by-b"});
+  EXPECT_EQ(a_.bodies, (std::vector<std::string>{std::string(200, 'x') + "u1",
+                                                  std::string(200, 'x') + "held-by-b",
+                                                  std::string(200, 'x') + "u2"}));
   EXPECT_EQ(b_.written, (std::vector<std::string>{"u1", "u2"}));
-  EXPECT_EQ(b_.bodies, (std::vector<std::string>{"body of u1", "body of u2"}));
-  EXPECT_EQ(b_.owned, std::vector<std::string>{"u1"});
+  EXPECT_EQ(b_.bodies, a_.bodies.size() == 3
+                           ? (std::vector<std::string>{a_.bodies[0], a_.bodies[2]})
+                           : std::vector<std::string>{});
+  EXPECT_NE(a_.body_data[0], u1_bytes) << "a copy for the first of two sinks";
+  EXPECT_EQ(b_.body_data[0], u1_bytes) << "the last sink takes the caller's bytes";
+  EXPECT_EQ(a_.body_data[1], held_bytes) << "a alone needed it: a takes them";
 }
 
 TEST_F(SinkGroupTest, PageRefusedByTheSecondSinkIsRedeliveredOnlyToIt) {

@@ -216,10 +216,10 @@ TEST_F(WarcSinkTest, IndependentReaderAcceptsEveryRecordAndField) {
       ASSERT_TRUE(sink.Write(pages[i]).ok());
       continue;
     }
-    // Given up, as the writer does: the body moves out, the rest stays.
+    // Handed over, as the writer does: the bulk moves out, the page stays.
     v1::Page copy = pages[i];
-    ASSERT_TRUE(sink.WriteOwned(std::move(copy)).ok());
-    EXPECT_TRUE(copy.body().empty() || pages[i].body().empty()) << i;
+    ASSERT_TRUE(sink.Write(copy, TakePayload(copy)).ok());
+    EXPECT_TRUE(copy.body().empty()) << i;
     EXPECT_EQ(copy.url(), pages[i].url()) << i;
   }
   ASSERT_TRUE(sink.Flush().ok());
@@ -335,7 +335,7 @@ std::string FieldOf(const std::string& header, const std::string& name) {
 TEST_F(WarcSinkTest, BlocksCompressedByTheFetcherMakeTheSameRecords) {
   // The same pages written twice: once as the writer builds them, once with
   // the block each fetcher compressed (at several levels), given as the
-  // writer gives pages (Write and WriteOwned). The independent reader must
+  // writer gives pages (copied, and handed over). The independent reader must
   // accept both files, and the records must match byte for byte but for
   // their random record ids.
   std::vector<v1::Page> pages;
@@ -377,7 +377,7 @@ TEST_F(WarcSinkTest, BlocksCompressedByTheFetcherMakeTheSameRecords) {
     if (i % 2 == 0) {
       ASSERT_TRUE(wrapped.Write(with_block).ok());
     } else {
-      ASSERT_TRUE(wrapped.WriteOwned(std::move(with_block)).ok());
+      ASSERT_TRUE(wrapped.Write(with_block, TakePayload(with_block)).ok());
     }
   }
   ASSERT_TRUE(own.Close().ok());
@@ -461,9 +461,7 @@ TEST_F(WarcSinkTest, FetcherBlockIsTrustedAndOneTheWriterCannotUseIsIgnored) {
 TEST(WarcSinkWantsTest, AsksFetchersForBlocksAtItsLevelUnlessStoredOrTurnedOff) {
   SinkOptions options;
   auto wanted = [&](int level) {
-    v1::WriterWants wants;
-    WarcSink(options, level).AddWants(wants);
-    return wants.warc_block_level();
+    return WarcSink(options, level).needs().wants.warc_block_level();
   };
   EXPECT_EQ(wanted(1), 1u);
   EXPECT_EQ(wanted(9), 9u);
@@ -816,7 +814,7 @@ TEST_F(WarcSinkTest, PipelinedFlushMakesEachWindowDurableWhileTheNextIsWritten) 
   // The next window is written while the first syncs.
   for (int i = 3; i < 6; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(3000, i))).ok());
   EXPECT_FALSE(sink.BeginFlush().ok());  // one window in flight at a time
-  EXPECT_TRUE(sink.FlushesInBackground());
+  EXPECT_EQ(sink.pipelined(), &sink) << "it flushes in the background";
   // Ready by itself once the disk is done, without FinishFlush.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (!sink.FlushReady() && std::chrono::steady_clock::now() < deadline) {

@@ -1,8 +1,11 @@
-// PeerLink: one DEALER connection from a fetcher to the frontier or the
-// writer, with the liveness bookkeeping of the heartbeat protocol and
-// reconnection with exponential backoff.
+// PeerLink: one DEALER connection to a peer that binds (a fetcher's to the
+// frontier and to the writer, the writer's to the frontier), with the
+// heartbeat protocol's liveness bookkeeping and reconnection with
+// exponential backoff: one definition for every process. The peer is dead
+// after liveness x heartbeat_ms of silence; the owner then reconnects
+// (ReconnectIfDue) and says hello again.
 //
-// Owned and used by the fetcher's main thread only.
+// Owned and used by one thread (the process's main loop).
 #pragma once
 
 #include <cstdint>
@@ -11,21 +14,17 @@
 
 #include "common/clock.h"
 #include "common/envelope_codec.h"
+#include "common/liveness_options.h"
 #include "common/security_options.h"
 #include "common/status.h"
-#include "fetcher/fetcher_options.h"
 
-namespace zcrawl::fetcher {
+namespace zcrawl {
 
 struct PeerLinkSettings {
   std::string name;        // "frontier" or "writer", for logs
   std::string endpoint;
   std::string identity;    // our routing id, stable across reconnects
-  // The defaults are the fetcher's own (FetcherOptions): one definition.
-  int64_t heartbeat_ms = FetcherOptions{}.heartbeat_ms;
-  uint32_t liveness = FetcherOptions{}.liveness;
-  int64_t reconnect_min_ms = FetcherOptions{}.reconnect_min_ms;
-  int64_t reconnect_max_ms = FetcherOptions{}.reconnect_max_ms;
+  LivenessOptions timing;
   SecurityOptions security;
   std::string server_key_file;  // "" = no CURVE
 };
@@ -62,4 +61,4 @@ class PeerLink {
   int64_t backoff_ms_;
 };
 
-}  // namespace zcrawl::fetcher
+}  // namespace zcrawl

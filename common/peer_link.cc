@@ -1,4 +1,4 @@
-#include "fetcher/peer_link.h"
+#include "common/peer_link.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "common/socket_security.h"
 #include "common/zmq_io.h"
 
-namespace zcrawl::fetcher {
+namespace zcrawl {
 
 PeerLink::PeerLink(zmq::context_t& context, PeerLinkSettings settings, EnvelopeCodec& codec,
                    const Clock& clock)
@@ -15,7 +15,7 @@ PeerLink::PeerLink(zmq::context_t& context, PeerLinkSettings settings, EnvelopeC
       settings_(std::move(settings)),
       codec_(codec),
       clock_(clock),
-      backoff_ms_(settings_.reconnect_min_ms) {}
+      backoff_ms_(settings_.timing.reconnect_min_ms) {}
 
 Status PeerLink::Connect() {
   SocketSettings socket_settings;
@@ -25,7 +25,7 @@ Status PeerLink::Connect() {
   socket_ = std::move(*socket);
   // Reconnect quickly after a peer restart, but never faster than 100 ms.
   socket_.set(zmq::sockopt::reconnect_ivl, 100);
-  socket_.set(zmq::sockopt::reconnect_ivl_max, static_cast<int>(settings_.reconnect_max_ms));
+  socket_.set(zmq::sockopt::reconnect_ivl_max, static_cast<int>(settings_.timing.reconnect_max_ms));
   if (Status s = SecureClientSocket(socket_, settings_.security, settings_.server_key_file); !s.ok()) {
     return s;
   }
@@ -41,7 +41,7 @@ bool PeerLink::ReconnectIfDue() {
   if (now - last_connect_ms_ < backoff_ms_) return false;
   spdlog::warn("{} silent for {} ms; reconnecting endpoint={} backoff_ms={}", settings_.name,
                now - last_seen_ms_, settings_.endpoint, backoff_ms_);
-  backoff_ms_ = std::min(backoff_ms_ * 2, settings_.reconnect_max_ms);
+  backoff_ms_ = std::min(backoff_ms_ * 2, settings_.timing.reconnect_max_ms);
   socket_.close();
   if (Status s = Connect(); !s.ok()) {
     spdlog::error("{} reconnect failed: {}", settings_.name, s.message());
@@ -57,17 +57,17 @@ Status PeerLink::Send(v1::Envelope& envelope) {
 }
 
 void PeerLink::HeartbeatIfIdle(v1::Envelope heartbeat) {
-  if (clock_.NowMs() - last_sent_ms_ < settings_.heartbeat_ms) return;
+  if (clock_.NowMs() - last_sent_ms_ < settings_.timing.heartbeat_ms) return;
   Send(heartbeat).IgnoreError();  // a full queue means the peer is busy, not gone
 }
 
 void PeerLink::MarkSeen() {
   last_seen_ms_ = clock_.NowMs();
-  backoff_ms_ = settings_.reconnect_min_ms;
+  backoff_ms_ = settings_.timing.reconnect_min_ms;
 }
 
 bool PeerLink::PeerSilentTooLong() const {
-  return clock_.NowMs() - last_seen_ms_ > settings_.heartbeat_ms * settings_.liveness;
+  return clock_.NowMs() - last_seen_ms_ > settings_.timing.heartbeat_ms * settings_.timing.liveness;
 }
 
-}  // namespace zcrawl::fetcher
+}  // namespace zcrawl

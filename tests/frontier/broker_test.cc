@@ -1,0 +1,162 @@
+// Broker, driven without processes: a real ROUTER over inproc://, fake
+// fetchers as DEALER sockets in the test, and a FakeClock, so liveness and
+// lost sends are checked to the millisecond instead of with sleeps.
+#include "frontier/broker.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <optional>
+#include <zmq.hpp>
+
+#include "common/clock.h"
+#include "common/envelope_codec.h"
+#include "tests/support/test_process.h"
+
+namespace zcrawl::frontier {
+namespace {
+
+std::string UniqueEndpoint() {
+  static std::atomic<int> next{0};
+  return "inproc://broker-test-" + std::to_string(next++);
+}
+
+class BrokerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.bind = UniqueEndpoint();
+    options_.seeds = {"http://a.test/1", "http://b.test/1"};
+    options_.obey_robots = false;
+    options_.delay_ms = 0;
+    options_.link.heartbeat_ms = 1000;
+    options_.link.liveness = 5;
+    options_.lease_ms = 120000;  // far away: what returns leases here is not expiry
+    options_.state_dir = zcrawl::testing::MakeTempDir("broker_test") + "/state";
+    options_.memory_mb = 16;
+    options_.link_threads = 1;
+    options_.exit_when_done = false;
+    broker_.emplace(options_, context_, clock_);
+    ASSERT_TRUE(broker_->Start().ok());
+  }
+
+  // A fetcher that says READY and asks for `credit` URLs.
+  zmq::socket_t JoinFetcher(const std::string& id, uint32_t credit) {
+    zmq::socket_t socket(context_, zmq::socket_type::dealer);
+    socket.set(zmq::sockopt::routing_id, id);
+    socket.set(zmq::sockopt::linger, 1000);
+    socket.connect(options_.bind);
+    EnvelopeCodec codec(id);
+    v1::Envelope ready;
+    ready.mutable_ready()->set_role(v1::PEER_ROLE_FETCHER);
+    socket.send(zmq::buffer(codec.Encode(ready)), zmq::send_flags::none);
+    v1::Envelope request;
+    request.mutable_work_request()->set_credit(credit);
+    socket.send(zmq::buffer(codec.Encode(request)), zmq::send_flags::none);
+    return socket;
+  }
+
+  void Step(int turns = 1) {
+    for (int i = 0; i < turns; ++i) {
+      bool done = false;
+      ASSERT_TRUE(broker_->Step(5, &done).ok());
+      ASSERT_FALSE(done);
+    }
+  }
+
+  // The next WorkBatch the fetcher received, stepping the broker meanwhile.
+  std::optional<v1::WorkBatch> NextBatch(zmq::socket_t& socket) {
+    for (int turn = 0; turn < 200; ++turn) {
+      Step();
+      zmq::message_t message;
+      while (socket.recv(message, zmq::recv_flags::dontwait)) {
+        auto envelope = EnvelopeCodec::Decode(message.to_string_view());
+        if (envelope.ok() && envelope->has_work_batch()) return envelope->work_batch();
+      }
+    }
+    return std::nullopt;
+  }
+
+  FrontierOptions options_;
+  zmq::context_t context_{1};
+  FakeClock clock_;
+  std::optional<Broker> broker_;
+};
+
+TEST_F(BrokerTest, ASilentFetcherLosesItsLeasesAfterLivenessTimesTheHeartbeat) {
+  zmq::socket_t fetcher = JoinFetcher("fetcher-silent", 10);
+  auto batch = NextBatch(fetcher);
+  ASSERT_TRUE(batch.has_value());
+  ASSERT_EQ(batch->items_size(), 2);
+  EXPECT_EQ(broker_->scheduler().counts().leased, 2u);
+  // Exactly liveness x heartbeat of silence: still alive.
+  clock_.Advance(options_.link.heartbeat_ms * options_.link.liveness);
+  Step();
+  EXPECT_EQ(broker_->scheduler().counts().leased, 2u);
+  EXPECT_EQ(broker_->counters().peers_lost, 0u);
+  // One millisecond more: lost, and its leases are waiting again at once,
+  // not after the lease time.
+  clock_.Advance(1);
+  Step();
+  EXPECT_EQ(broker_->counters().peers_lost, 1u);
+  EXPECT_EQ(broker_->scheduler().counts().leased, 0u);
+  EXPECT_EQ(broker_->scheduler().counts().expired_leases, 0u);
+  // A fetcher that joins gets them (retries back off: a lost fetcher counts
+  // as an attempt, since the URL may have killed it).
+  clock_.Advance(options_.retry_base_ms);
+  zmq::socket_t other = JoinFetcher("fetcher-other", 10);
+  auto again = NextBatch(other);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->items_size(), 2);
+  EXPECT_EQ(again->items(0).attempt(), 2u);
+}
+
+// The second test needs two URLs of one host a politeness delay apart, so
+// that the second is dispatched after its fetcher is gone.
+class BrokerSendTest : public BrokerTest {
+ protected:
+  void SetUp() override {
+    BrokerTest::SetUp();  // a broker on the default seeds, replaced below
+    broker_.reset();
+    options_.bind = UniqueEndpoint();
+    options_.seeds = {"http://a.test/1", "http://a.test/2"};
+    options_.delay_ms = 1000;
+    options_.state_dir = zcrawl::testing::MakeTempDir("broker_send_test") + "/state";
+    broker_.emplace(options_, context_, clock_);
+    ASSERT_TRUE(broker_->Start().ok());
+  }
+};
+
+TEST_F(BrokerSendTest, AWorkBatchThatCannotBeSentReleasesItsLeasesAtOnceAndIsCounted) {
+  {
+    zmq::socket_t gone = JoinFetcher("fetcher-gone", 10);
+    auto first = NextBatch(gone);
+    ASSERT_TRUE(first.has_value());
+    ASSERT_EQ(first->items_size(), 1) << "the second URL waits for the politeness delay";
+  }
+  // The fetcher is gone (its socket closed) but not yet declared lost: the
+  // broker learns that it cannot send to it when it tries.
+  Step(20);
+  EXPECT_EQ(broker_->counters().sends_failed, 0u);
+  clock_.Advance(options_.delay_ms);
+  for (int turn = 0; turn < 50 && broker_->counters().leases_unsent == 0; ++turn) Step();
+  EXPECT_GE(broker_->counters().sends_failed, 1u);
+  EXPECT_EQ(broker_->counters().leases_unsent, 1u);
+  // The unsent lease is back at once (the first one, delivered, stays
+  // leased until its fetcher is declared lost).
+  EXPECT_EQ(broker_->scheduler().counts().leased, 1u) << "stranded until the lease time";
+  EXPECT_EQ(broker_->scheduler().counts().waiting, 1u);
+  EXPECT_EQ(broker_->scheduler().counts().expired_leases, 0u);
+  EXPECT_EQ(broker_->counters().peers_lost, 0u);
+  // Not attempted: a fetcher that joins gets it as a first attempt (after
+  // the host's politeness delay, which the unsent lease had taken).
+  clock_.Advance(options_.delay_ms);
+  zmq::socket_t fetcher = JoinFetcher("fetcher-next", 10);
+  auto batch = NextBatch(fetcher);
+  ASSERT_TRUE(batch.has_value());
+  ASSERT_EQ(batch->items_size(), 1);
+  EXPECT_EQ(batch->items(0).url(), "http://a.test/2");
+  EXPECT_EQ(batch->items(0).attempt(), 1u);
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier

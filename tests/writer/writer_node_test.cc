@@ -1,0 +1,152 @@
+// WriterNode, driven without processes: its ROUTER and its link to the
+// frontier over inproc://, the frontier and a fetcher played by sockets in
+// the test, and a FakeClock, so liveness is checked to the millisecond and
+// a lost acknowledgement is a message the test drops.
+#include "writer/writer_node.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <optional>
+#include <zmq.hpp>
+
+#include "common/clock.h"
+#include "common/envelope_codec.h"
+#include "tests/support/test_process.h"
+#include "writer/jsonl_sink.h"
+
+namespace zcrawl::writer {
+namespace {
+
+std::string UniqueEndpoint(const std::string& what) {
+  static std::atomic<int> next{0};
+  return "inproc://writer-node-test-" + what + "-" + std::to_string(next++);
+}
+
+class WriterNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.bind = UniqueEndpoint("writer");
+    options_.frontier = UniqueEndpoint("frontier");
+    options_.link.heartbeat_ms = 1000;
+    options_.link.liveness = 5;
+    options_.link.reconnect_min_ms = 250;
+    options_.sink.out_dir = zcrawl::testing::MakeTempDir("writer_node_test");
+    frontier_.set(zmq::sockopt::router_handover, 1);  // as the frontier: a reconnecting peer keeps its id
+    frontier_.bind(options_.frontier);
+    std::vector<std::unique_ptr<Sink>> sinks;
+    sinks.push_back(std::make_unique<JsonlSink>(options_.sink));
+    writer_.emplace(options_, context_, clock_, std::move(sinks));
+    ASSERT_TRUE(writer_->Start().ok());
+  }
+
+  void Step(int turns = 1) {
+    for (int i = 0; i < turns; ++i) {
+      bool done = false;
+      ASSERT_TRUE(writer_->Step(5, &done).ok());
+      ASSERT_FALSE(done);
+    }
+  }
+
+  // The next envelope `socket` received (a ROUTER's identity frame is
+  // stored in *identity), stepping the writer meanwhile.
+  std::optional<v1::Envelope> Next(zmq::socket_t& socket, bool router, std::string* identity = nullptr,
+                                   v1::Envelope::PayloadCase wanted = v1::Envelope::PAYLOAD_NOT_SET) {
+    for (int turn = 0; turn < 200; ++turn) {
+      Step();
+      zmq::message_t frame;
+      while (socket.recv(frame, zmq::recv_flags::dontwait)) {
+        if (router) {
+          if (identity) *identity = frame.to_string();
+          (void)socket.recv(frame, zmq::recv_flags::none);
+        }
+        auto envelope = EnvelopeCodec::Decode(frame.to_string_view());
+        if (!envelope.ok()) continue;
+        if (wanted == v1::Envelope::PAYLOAD_NOT_SET || envelope->payload_case() == wanted) return *envelope;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void FrontierSays(const std::string& writer_identity, v1::Envelope envelope) {
+    frontier_.send(zmq::buffer(writer_identity), zmq::send_flags::sndmore);
+    frontier_.send(zmq::buffer(frontier_codec_.Encode(envelope)), zmq::send_flags::none);
+  }
+
+  WriterOptions options_;
+  zmq::context_t context_{1};
+  zmq::socket_t frontier_{context_, zmq::socket_type::router};
+  EnvelopeCodec frontier_codec_{"frontier-test"};
+  FakeClock clock_;
+  std::optional<WriterNode> writer_;
+};
+
+TEST_F(WriterNodeTest, TheWriterDeclaresASilentFrontierLostAndReconnects) {
+  std::string identity;
+  auto ready = Next(frontier_, true, &identity, v1::Envelope::kReady);
+  ASSERT_TRUE(ready.has_value());
+  EXPECT_EQ(ready->ready().role(), v1::PEER_ROLE_WRITER);
+  v1::Envelope heartbeat;
+  heartbeat.mutable_heartbeat();
+  FrontierSays(identity, heartbeat);
+  Step(3);
+  // Exactly liveness x heartbeat of silence: still alive.
+  clock_.Advance(options_.link.heartbeat_ms * options_.link.liveness);
+  Step();
+  EXPECT_EQ(writer_->counters().frontier_lost, 0u);
+  // One millisecond more: lost, and the writer connects again and says
+  // READY again (the first reconnect is due: the backoff has passed).
+  clock_.Advance(1);
+  auto again = Next(frontier_, true, &identity, v1::Envelope::kReady);
+  EXPECT_EQ(writer_->counters().frontier_lost, 1u);
+  ASSERT_TRUE(again.has_value()) << "no READY after the reconnection";
+  // Heard again: a later silence is a new loss, counted again.
+  FrontierSays(identity, heartbeat);
+  Step(3);
+  clock_.Advance(options_.link.heartbeat_ms * options_.link.liveness + 1);
+  Step();
+  EXPECT_EQ(writer_->counters().frontier_lost, 2u);
+}
+
+TEST_F(WriterNodeTest, APageResentAfterALostAckIsStoredOnceAndAcknowledgedAsADuplicate) {
+  zmq::socket_t fetcher(context_, zmq::socket_type::dealer);
+  fetcher.set(zmq::sockopt::routing_id, "fetcher-test");
+  fetcher.connect(options_.bind);
+  EnvelopeCodec codec("fetcher-test");
+  v1::Envelope page;
+  page.mutable_page()->set_page_id("fetcher-test/1");
+  page.mutable_page()->set_url("http://a.test/");
+  page.mutable_page()->set_http_status(200);
+  page.mutable_page()->set_body("<p>hello</p>");
+  auto ack_of = [](const v1::Envelope& envelope) {
+    return envelope.has_page_ack() ? envelope.page_ack() : envelope.page_acks().acks(0);
+  };
+  fetcher.send(zmq::buffer(codec.Encode(page)), zmq::send_flags::none);
+  std::optional<v1::Envelope> first;
+  for (int i = 0; i < 10 && !(first && (first->has_page_ack() || first->has_page_acks())); ++i) {
+    first = Next(fetcher, false);
+  }
+  ASSERT_TRUE(first.has_value());
+  EXPECT_TRUE(ack_of(*first).stored());
+  EXPECT_FALSE(ack_of(*first).duplicate());
+  // That acknowledgement is lost on its way: the fetcher sends the page
+  // again, as it does for every page not acknowledged.
+  fetcher.send(zmq::buffer(codec.Encode(page)), zmq::send_flags::none);
+  std::optional<v1::Envelope> second;
+  for (int i = 0; i < 10 && !(second && (second->has_page_ack() || second->has_page_acks())); ++i) {
+    second = Next(fetcher, false);
+  }
+  ASSERT_TRUE(second.has_value());
+  EXPECT_TRUE(ack_of(*second).stored());
+  EXPECT_TRUE(ack_of(*second).duplicate());
+  EXPECT_EQ(writer_->counters().pages_stored, 1u);
+  EXPECT_EQ(writer_->counters().duplicates, 1u);
+  std::ifstream lines(options_.sink.out_dir + "/" + std::string(kJsonlFileName));
+  int count = 0;
+  for (std::string line; std::getline(lines, line);) count += !line.empty();
+  EXPECT_EQ(count, 1) << "stored twice";
+}
+
+}  // namespace
+}  // namespace zcrawl::writer
