@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # run_bench.sh BIN_DIR [options]: zcrawl against GNU wget and wget2 in one run.
-# `./run bench [options]` calls it with the build's bin folder.
+# `./run bench [options]` calls it with the build's bin folder. Over 500
+# lines on purpose: one script owns the servers, the alternated rounds and
+# the rusage of every part, so each part's figures come from the same run.
 #
 # What it does (bench/RESULTS.md has figures and analysis):
 #  1. generates a deterministic 4-host site (bench/gen_site.py: 20,000 pages

@@ -29,7 +29,7 @@
 
 #include "bench/synthetic_page.h"
 #include "common/sha1.h"
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 #include "writer/sink_registry.h"
 
 namespace zcrawl::writer {

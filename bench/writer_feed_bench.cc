@@ -40,7 +40,7 @@
 #include "common/envelope_codec.h"
 #include "common/loopback_port.h"
 #include "common/sha1.h"
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 #include "common/zmq_io.h"
 
 namespace {

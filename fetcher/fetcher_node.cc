@@ -29,7 +29,7 @@ uint64_t LeaseIdOfPage(const std::string& page_id) {
 
 // The worker's processor, created on first use in each pool thread.
 struct ThreadProcessor {
-  const void* owner = nullptr;
+  std::shared_ptr<const void> owner;  // keeps what the processor refers to alive
   std::unique_ptr<PageProcessor> processor;
 };
 thread_local ThreadProcessor t_processor;
@@ -41,6 +41,7 @@ FetcherNode::FetcherNode(const FetcherOptions& options, zmq::context_t& context,
       context_(context),
       clock_(clock),
       codec_(MakeSenderId()),
+      shared_(std::make_shared<WorkerShared>(options, clock, codec_.sender_id())),
       threads_(options.threads) {}
 
 FetcherNode::~FetcherNode() { StopWork(); }
@@ -57,7 +58,7 @@ Status FetcherNode::Start() {
   if (!MakeHtmlParser(options_.parser)) {
     return InvalidArgumentError("unknown parser '" + options_.parser + "' (use gumbo or myhtml)");
   }
-  parsers_ = std::make_shared<HtmlParserPool>([name = options_.parser, text = options_.extract_text] {
+  shared_->parsers = std::make_shared<HtmlParserPool>([name = options_.parser, text = options_.extract_text] {
     return MakeHtmlParser(name, HtmlParserOptions{.extract_text = text});
   });
   PeerLinkSettings settings;
@@ -80,14 +81,14 @@ Status FetcherNode::Start() {
   pool_options.keep_alive_ms = options_.keep_alive_ms;
   pool_options.watchdog_ms = options_.watchdog_ms;
   pool_options.thread_name = event_loop() ? "zc-parse" : "zc-fetch";
-  pool_ = std::make_unique<ThreadPool>(pool_options, [this](const TaskFailure& failure) {
+  pool_ = std::make_unique<ThreadPool>(pool_options, [shared = shared_](const TaskFailure& failure) {
     // Runs on the supervisor thread: hand the failure to the main loop.
     FetchOutcome outcome;
     outcome.lease_id = std::stoull(failure.label);
     outcome.report.set_lease_id(outcome.lease_id);
     outcome.report.set_status(v1::FETCH_STATUS_WORKER_FAILED);
     outcome.report.set_error(failure.reason);
-    outcomes_.Push(std::move(outcome));
+    shared->outcomes.Push(std::move(outcome));
   });
   if (event_loop()) {
     loop_ = std::make_unique<CurlMultiLoop>(options_.http, threads_);
@@ -124,13 +125,15 @@ v1::Envelope FetcherNode::HeartbeatEnvelope() const {
   return envelope;
 }
 
-PageProcessor& FetcherNode::ThreadProcessor() {
-  if (t_processor.owner != this) {
-    t_processor.owner = this;
+PageProcessor& FetcherNode::ThreadProcessor(const std::shared_ptr<WorkerShared>& shared) {
+  if (t_processor.owner != shared) {
+    t_processor.processor.reset();  // before what it refers to may go
+    t_processor.owner = shared;
     // With the event loop the workers only parse: no HTTP client of their own.
+    const bool event_loop = shared->options.io == "multi";
     t_processor.processor = std::make_unique<PageProcessor>(
-        options_, event_loop() ? nullptr : MakeCurlHttpClient(options_.http), parsers_, clock_,
-        &writer_wants_);
+        shared->options, event_loop ? nullptr : MakeCurlHttpClient(shared->options.http), shared->parsers,
+        shared->clock, &shared->writer_wants);
   }
   return *t_processor.processor;
 }
@@ -141,15 +144,15 @@ void FetcherNode::FailItem(uint64_t lease_id, std::string reason) {
   outcome.report.set_lease_id(lease_id);
   outcome.report.set_status(v1::FETCH_STATUS_WORKER_FAILED);
   outcome.report.set_error(std::move(reason));
-  outcomes_.Push(std::move(outcome));
+  shared_->outcomes.Push(std::move(outcome));
 }
 
 void FetcherNode::StartItem(const v1::WorkItem& item) {
   const std::string label = std::to_string(item.lease_id());
   if (!loop_) {
     // Blocking I/O: a worker fetches and then parses.
-    const bool queued = pool_->Submit(label, [this, item] {
-      outcomes_.Push(ThreadProcessor().Process(item, codec_.sender_id()));
+    const bool queued = pool_->Submit(label, [shared = shared_, item] {
+      shared->outcomes.Push(ThreadProcessor(shared).Process(item, shared->sender_id));
     });
     if (!queued) FailItem(item.lease_id(), "worker pool refused the task");
     return;
@@ -163,8 +166,9 @@ void FetcherNode::StartItem(const v1::WorkItem& item) {
         bool queued = false;
         try {
           auto shared = std::make_shared<HttpResponse>(std::move(response));
-          queued = pool_->Submit(label, [this, item, shared, fetch_ms] {
-            outcomes_.Push(ThreadProcessor().Complete(item, codec_.sender_id(), std::move(*shared), fetch_ms));
+          queued = pool_->Submit(label, [worker = shared_, item, shared, fetch_ms] {
+            worker->outcomes.Push(
+                ThreadProcessor(worker).Complete(item, worker->sender_id, std::move(*shared), fetch_ms));
           });
         } catch (const std::exception&) {
           // Out of memory: the URL goes back, its slot is freed.
@@ -250,7 +254,7 @@ void FetcherNode::HandleWriter(const v1::Envelope& envelope) {
       break;
     case v1::Envelope::kHeartbeat:
       // What the writer wants with each page; workers read it per page.
-      writer_wants_.Set(envelope.heartbeat().writer_wants());
+      shared_->writer_wants.Set(envelope.heartbeat().writer_wants());
       break;
     case v1::Envelope::kReject:
       SayReady(*writer_);
@@ -404,7 +408,7 @@ Status FetcherNode::Run() {
     zmq::pollitem_t items[] = {
         {frontier_->socket().handle(), 0, ZMQ_POLLIN, 0},
         {writer_->socket().handle(), 0, ZMQ_POLLIN, 0},
-        {nullptr, outcomes_.fd(), ZMQ_POLLIN, 0},
+        {nullptr, shared_->outcomes.fd(), ZMQ_POLLIN, 0},
     };
     try {
       zmq::poll(items, 3, std::chrono::milliseconds(options_.link.heartbeat_ms / 2));
@@ -433,7 +437,7 @@ Status FetcherNode::Run() {
                      });
     }
     outcomes.clear();
-    outcomes_.Drain(outcomes);
+    shared_->outcomes.Drain(outcomes);
     for (auto& outcome : outcomes) HandleOutcome(std::move(outcome));
     // Everything this turn learned goes to the frontier in one message.
     FlushReports();

@@ -89,7 +89,6 @@ class FetcherNode {
   // through the event loop and then the pool.
   void StartItem(const v1::WorkItem& item);
   void FailItem(uint64_t lease_id, std::string reason);
-  PageProcessor& ThreadProcessor();  // the calling worker's own
   bool event_loop() const;
   void StopWork();
 
@@ -99,20 +98,35 @@ class FetcherNode {
   EnvelopeCodec codec_;
   std::unique_ptr<PeerLink> frontier_;
   std::unique_ptr<PeerLink> writer_;
-  NotifyingQueue<FetchOutcome> outcomes_;
+  // What the pool's tasks use, owned by the node and by every task: the
+  // watchdog abandons a hung task (stuck in libcurl or a parser), which
+  // may then finish after the node is gone and must find all it touches
+  // alive. Tasks capture this, never the node.
+  struct WorkerShared {
+    explicit WorkerShared(const FetcherOptions& o, const Clock& c, std::string id)
+        : options(o), clock(c), sender_id(std::move(id)) {}
+    const FetcherOptions options;  // a copy
+    const Clock& clock;            // the process's; outlives every task
+    const std::string sender_id;
+    // Lent to the workers for each parse (html_parser_pool.h).
+    std::shared_ptr<HtmlParserPool> parsers;
+    // What the writer last asked for with each page; written by the node,
+    // read by the workers (page_processor.h).
+    WriterWantsCell writer_wants;
+    NotifyingQueue<FetchOutcome> outcomes;  // workers -> the main loop
+  };
+  // The calling worker thread's own processor, over `shared`.
+  static PageProcessor& ThreadProcessor(const std::shared_ptr<WorkerShared>& shared);
+
+  std::shared_ptr<WorkerShared> shared_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<CurlMultiLoop> loop_;  // --io multi only
-  // Lent to the workers for each parse (html_parser_pool.h).
-  std::shared_ptr<HtmlParserPool> parsers_;
 
   std::unordered_map<uint64_t, Held> held_;  // by lease id
   std::vector<v1::FetchReport> pending_reports_;  // sent by FlushReports
   uint32_t outstanding_credit_ = 0;          // asked for, not yet received
   uint32_t threads_ = 0;                     // URLs fetched at once; an operator may change it
   std::string writer_sender_id_;             // changes when the writer restarts
-  // What the writer last asked for with each page; written here, read by
-  // the workers (page_processor.h).
-  WriterWantsCell writer_wants_;
   bool shutdown_received_ = false;
   FetcherCounters counters_;
 };

@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/ascii.h"
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 #include "common/sha1.h"
 #include "common/url.h"
 #include "fetcher/charset.h"

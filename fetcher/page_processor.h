@@ -4,7 +4,7 @@
 // store, the page for the writer.
 //
 // When the writer asks for it, the worker also compresses the page's WARC
-// record blocks (common/compressed_warc_blocks.h): spread over the fetchers,
+// record blocks (warc/compressed_warc_blocks.h): spread over the fetchers,
 // that work no longer bounds the single writer.
 //
 // Thread-safety: one processor per worker thread (it owns that thread's
@@ -20,7 +20,7 @@
 #include <string>
 
 #include "common/clock.h"
-#include "common/gzip_member.h"
+#include "warc/gzip_member.h"
 #include "fetcher/fetcher_options.h"
 #include "fetcher/html_parser.h"
 #include "fetcher/html_parser_pool.h"

@@ -26,6 +26,8 @@ TEST_PACKAGES=(
 BENCH_PACKAGES=(
   libbenchmark-dev nginx libnginx-mod-http-echo wget wget2 wrk time gnuplot-nox
 )
+# clang: `./run test --clang`, the build that checks the thread-safety annotations.
+CLANG_PACKAGES=(clang)
 # dpkg-dev: dpkg-shlibdeps, which CPack uses to declare runtime dependencies.
 PACKAGE_PACKAGES=(dpkg-dev)
 

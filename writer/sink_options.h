@@ -29,7 +29,7 @@ struct SinkOptions {
   // More threads raise throughput until the cores or the disk are busy.
   int warc_threads = -1;
   // Ask the fetchers to compress each page's WARC record blocks themselves
-  // (Heartbeat.writer_wants, common/compressed_warc_blocks.h): the deflate and
+  // (Heartbeat.writer_wants, warc/compressed_warc_blocks.h): the deflate and
   // SHA-1 of every body then run on the fetchers' cores, not the writer's.
   // Off: the writer compresses everything (fetchers it does not trust with
   // its WARC bytes, or to measure the difference). Not asked at level 0.

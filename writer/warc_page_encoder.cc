@@ -3,10 +3,10 @@
 #include <string_view>
 #include <utility>
 
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 #include "common/encoding.h"
 #include "common/sha1.h"
-#include "common/warc_blocks.h"
+#include "warc/warc_blocks.h"
 
 namespace zcrawl::writer {
 namespace {

@@ -15,7 +15,7 @@
 // body: both come from the same fetcher in the same message. When the
 // writer asked for them, the fetcher also sent each record's block
 // compressed, with its digest (Page.warc_response, warc_request,
-// warc_metadata; common/compressed_warc_blocks.h); then a record costs no
+// warc_metadata; warc/compressed_warc_blocks.h); then a record costs no
 // pass over its block here at all.
 // The block digest covers the response's HTTP head and body, which stay in
 // separate buffers; the compressor gets the record as pieces (header, head,
@@ -30,8 +30,8 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "common/gzip_member.h"
-#include "writer/warc_record.h"
+#include "warc/gzip_member.h"
+#include "warc/warc_record.h"
 #include "writer/page_payload.h"
 #include "zcrawl.pb.h"
 

@@ -31,7 +31,7 @@
 // gzip_member.h says which compressor) is a constructor argument, default
 // kDefaultWarcGzipLevel = 1. Compressing and digesting the records' blocks
 // was most of the sink's CPU, so at levels 1-12 the sink asks the fetchers
-// to do it (needs(); common/compressed_warc_blocks.h): a page then comes
+// to do it (needs(); warc/compressed_warc_blocks.h): a page then comes
 // with its blocks compressed and digested, and the sink only puts each
 // record's WARC header in front (stored blocks) and the gzip framing around
 // it. A page without them (fetchers that do not answer WriterWants, the
@@ -96,11 +96,11 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "writer/sink.h"
-#include "common/gzip_member.h"
+#include "warc/gzip_member.h"
 #include "writer/sink_options.h"
 #include "writer/warc_encode_pool.h"
 #include "writer/warc_index.h"
-#include "writer/warc_record.h"
+#include "warc/warc_record.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::writer {

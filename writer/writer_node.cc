@@ -6,7 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 #include "common/sha1.h"
 #include "common/process_identity.h"
 #include "common/shutdown_signal.h"

@@ -1,3 +1,7 @@
+// RobotsRules tests: RFC 9309's examples and Google's parser's corner cases,
+// one case a few lines each. Over 500 lines on purpose: one table of rules
+// and paths per concern, all over one small API; the wire form's tests are
+// at the end (robots_rules_codec.cc).
 #include "common/robots_rules.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,7 @@
+// HtmlParser tests, run against both parsers (gumbo, MyHTML) through one
+// parameterised suite. Over 500 lines on purpose: each case is a few lines
+// of HTML and what both parsers must extract, and they share one fixture;
+// split by parser they would be written twice.
 #include "fetcher/html_parser.h"
 
 #include <gtest/gtest.h>

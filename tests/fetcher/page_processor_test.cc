@@ -3,7 +3,9 @@
 // stores, and what the frontier's CrawlScheduler does with the report.
 // Every test runs twice, once per way the fetcher drives libcurl: the
 // blocking client (--io blocking) and the event loop (--io multi), which
-// must fetch alike.
+// must fetch alike. Over 500 lines on purpose: one server fixture and one
+// scheduler serve every kind of answer (status codes, redirects, robots.txt,
+// encodings, sizes, timeouts); split, each file would repeat the fixture.
 #include "fetcher/page_processor.h"
 
 #include <gtest/gtest.h>
@@ -26,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "common/warc_blocks.h"
-#include "common/compressed_warc_blocks.h"
+#include "warc/warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 #include "fetcher/charset.h"
 #include "fetcher/curl_multi_loop.h"
 #include "fetcher/sitemap_links.h"

@@ -17,7 +17,7 @@
 #include <zmq.hpp>
 
 #include "common/envelope_codec.h"
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 #include "zcrawl.pb.h"

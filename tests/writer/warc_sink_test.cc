@@ -1,6 +1,8 @@
 // WarcSink tests. Output is verified by tests/writer/warc_check.py, an
 // independent reader (Python stdlib): each gzip member read on its own, every
-// digest, Content-Length and WARC-Concurrent-To pair recomputed.
+// digest, Content-Length and WARC-Concurrent-To pair recomputed. Over 500
+// lines on purpose: most cases need that reader and one sink fixture
+// (records, rotation, failures of write and fsync, the index, restarts).
 #include "writer/warc_sink.h"
 
 #include <openssl/sha.h>
@@ -23,7 +25,7 @@
 #include <vector>
 
 #include "common/encoding.h"
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 #include "tests/support/gzip_members.h"
 
 namespace zcrawl::writer {

@@ -1,4 +1,4 @@
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 
 #include <isa-l/crc.h>
 #include <libdeflate.h>
@@ -7,7 +7,7 @@
 
 #include "common/envelope_codec.h"
 #include "common/sha1.h"
-#include "common/warc_blocks.h"
+#include "warc/warc_blocks.h"
 
 namespace zcrawl {
 namespace {

@@ -15,7 +15,7 @@
 // (one per thread).
 #pragma once
 
-#include "common/gzip_member.h"
+#include "warc/gzip_member.h"
 #include "common/status.h"
 #include "zcrawl.pb.h"
 
@@ -23,7 +23,7 @@ namespace zcrawl {
 
 // Sets page.warc_response, warc_request and (for a page with links)
 // warc_metadata, compressed by `compressor` (its level is the writer's
-// ask). The blocks are those of common/warc_blocks.h (the response's is
+// ask). The blocks are those of warc/warc_blocks.h (the response's is
 // WarcHttpResponseHead then the body), exactly what the writer would store
 // itself; each stream covers its block followed by kWarcRecordEnd. Fails
 // only when SHA-1 or the compressor does, and then sets none of them.

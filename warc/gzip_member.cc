@@ -1,4 +1,4 @@
-#include "common/gzip_member.h"
+#include "warc/gzip_member.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>

@@ -1,4 +1,4 @@
-#include "writer/warc_record.h"
+#include "warc/warc_record.h"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -8,7 +8,7 @@
 
 #include "common/encoding.h"
 
-namespace zcrawl::writer {
+namespace zcrawl {
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
@@ -125,4 +125,4 @@ void AppendWarcHeader(const WarcRecord& record, size_t block_size, std::string& 
   out += "\r\n";
 }
 
-}  // namespace zcrawl::writer
+}  // namespace zcrawl

@@ -1,4 +1,4 @@
-#include "common/huffman_table_fitter.h"
+#include "warc/huffman_table_fitter.h"
 
 #include <isa-l/igzip_lib.h>
 

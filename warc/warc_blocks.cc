@@ -1,4 +1,4 @@
-#include "common/warc_blocks.h"
+#include "warc/warc_blocks.h"
 
 #include <cstring>
 

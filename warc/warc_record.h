@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "common/status.h"
-#include "common/warc_blocks.h"  // kWarcRecordEnd
+#include "warc/warc_blocks.h"  // kWarcRecordEnd
 
 struct evp_md_ctx_st;
 struct evp_md_st;
 
-namespace zcrawl::writer {
+namespace zcrawl {
 
 inline constexpr std::string_view kWarcVersionLine = "WARC/1.1";
 
@@ -81,4 +81,4 @@ void AppendWarcRecord(const WarcRecord& record, std::string& out);
 // appends the block, possibly in pieces, then kWarcRecordEnd.
 void AppendWarcHeader(const WarcRecord& record, size_t block_size, std::string& out);
 
-}  // namespace zcrawl::writer
+}  // namespace zcrawl

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "common/huffman_table_fitter.h"
+#include "warc/huffman_table_fitter.h"
 
 struct libdeflate_compressor;
 

@@ -3,7 +3,7 @@
 // alone from its offset as well as in the run of members, for empty, tiny,
 // text, incompressible and multi-block inputs, whole or in pieces; level 1's Huffman tables
 // fitted to earlier records (HuffmanTableFitter) keep both properties.
-#include "common/gzip_member.h"
+#include "warc/gzip_member.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tests/support/gzip_members.h"
-#include "common/huffman_table_fitter.h"
+#include "warc/huffman_table_fitter.h"
 
 namespace zcrawl {
 namespace {

@@ -4,7 +4,7 @@
 // end; the length, SHA-1 and CRC-32 that travel with it describe those
 // bytes. IsUsableWarcBlock turns away blocks the writer could not wrap;
 // RestoreOmittedBody gives back a body the fetcher left out, or refuses.
-#include "common/compressed_warc_blocks.h"
+#include "warc/compressed_warc_blocks.h"
 
 #include <gtest/gtest.h>
 #include <openssl/sha.h>
@@ -13,7 +13,7 @@
 #include <random>
 #include <string>
 
-#include "common/warc_blocks.h"
+#include "warc/warc_blocks.h"
 #include "tests/support/gzip_members.h"
 
 namespace zcrawl {

@@ -1,0 +1,165 @@
+// CrawlScheduler's origins, split from crawl_scheduler.cc (which leases,
+// completes and retries): the slot of each origin, its queue head in RAM
+// loaded from and spilled to the store, its durable counters, its restore
+// after a resume, and the per-origin rows of the status and summary.
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "frontier/crawl_scheduler.h"
+
+namespace zcrawl::frontier {
+
+uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
+  auto it = slot_by_origin_.find(std::string(origin));
+  if (it != slot_by_origin_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(slots_.size());
+  HostSlot& slot = slots_.emplace_back();
+  slot.origin = std::string(origin);
+  slot.delay_ms = options_.delay_ms;
+  slot.robots_state = options_.obey_robots ? RobotsState::kNeeded : RobotsState::kNotNeeded;
+  slot_by_origin_.emplace(slot.origin, index);
+  MarkDirty(slot, index);
+  return index;
+}
+
+void CrawlScheduler::MarkDirty(HostSlot& slot, uint32_t slot_index) {
+  if (slot.dirty) return;
+  slot.dirty = true;
+  dirty_slots_.push_back(slot_index);
+}
+
+void CrawlScheduler::StageDirtyOrigins() {
+  for (uint32_t index : dirty_slots_) {
+    HostSlot& slot = slots_[index];
+    slot.dirty = false;
+    if (!store_) continue;
+    StoredOrigin record;
+    record.id = index;
+    record.origin = slot.origin;
+    record.next_seq = slot.next_seq;
+    record.done = slot.recorded_done;
+    record.failed = slot.recorded_failed;
+    store_->StageOrigin(record);
+  }
+  dirty_slots_.clear();
+}
+
+Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
+  if (origin.id != slots_.size() || slot_by_origin_.count(origin.origin)) {
+    return DataLossError("origin record " + std::to_string(origin.id) + " (" + origin.origin +
+                         ") is out of order or repeated");
+  }
+  const uint32_t index = SlotFor(origin.origin);
+  HostSlot& slot = slots_[index];
+  slot.dirty = false;
+  dirty_slots_.pop_back();
+  slot.next_seq = origin.next_seq;
+  slot.recorded_done = slot.done = origin.done;
+  slot.recorded_failed = slot.failed = origin.failed;
+  slot.backlog = origin.queued();
+  counts_.waiting += slot.backlog;
+  counts_.done += origin.done;
+  counts_.failed += origin.failed;
+  MaybeSchedule(index);
+  return Status::Ok();
+}
+
+void CrawlScheduler::RecordedFinal(uint32_t origin_index, UrlState state) {
+  if (origin_index >= slots_.size()) return;
+  HostSlot& slot = slots_[origin_index];
+  if (state == UrlState::kDone) ++slot.recorded_done;
+  if (state == UrlState::kFailed) ++slot.recorded_failed;
+  MarkDirty(slot, origin_index);
+}
+
+bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
+  if (!slot.waiting.empty()) return true;
+  if (slot.backlog == 0 || store_ == nullptr) return false;
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(options_.head_per_origin, slot.backlog));
+  std::vector<QueuedUrl> loaded;
+  // The store reads its staged and in-flight entries too: a refill
+  // neither forces a write nor waits for one.
+  Status s = store_->LoadQueue(slot_index, slot.origin, slot.loaded_seq, want, &loaded);
+  if (!s.ok()) {
+    // Try again in a second rather than spinning on a failing disk.
+    ++queue_errors_;
+    spdlog::error("cannot load the queue of {}: {}", slot.origin, s.message());
+    slot.next_fetch_ms = std::max(slot.next_fetch_ms, clock_.NowMs() + 1000);
+    return false;
+  }
+  if (loaded.size() < want) {
+    // The origin record promised more than the disk holds: count them gone
+    // (loudly) rather than wait for them forever.
+    const uint64_t missing = slot.backlog - loaded.size();
+    ++queue_errors_;
+    spdlog::error("queue of {} holds {} fewer URLs than its record says", slot.origin, missing);
+    counts_.waiting -= missing;
+    slot.backlog = loaded.size();
+  }
+  for (QueuedUrl& url : loaded) {
+    slot.loaded_seq = url.seq;
+    slot.waiting.push_back(UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq});
+  }
+  slot.backlog -= loaded.size();
+  loaded_ += loaded.size();
+  ++refills_;
+  return !slot.waiting.empty();
+}
+
+void CrawlScheduler::PopHead(HostSlot& slot) {
+  slot.waiting.pop_front();
+  --loaded_;
+}
+
+void CrawlScheduler::PushHeadFront(HostSlot& slot, UrlRecord record) {
+  slot.waiting.push_front(std::move(record));
+  ++loaded_;
+}
+
+namespace {
+
+v1::HostQueue HostRow(const HostSlot& slot) {
+  v1::HostQueue q;
+  q.set_host(slot.origin);
+  q.set_waiting(slot.waiting_total());
+  q.set_in_flight(slot.in_flight);
+  q.set_done(slot.done);
+  q.set_failed(slot.failed);
+  q.set_last_failure(slot.last_failure);
+  return q;
+}
+
+}  // namespace
+
+std::vector<v1::HostQueue> CrawlScheduler::FailingOrigins(size_t limit) const {
+  std::vector<const HostSlot*> order;
+  for (const HostSlot& slot : slots_) {
+    if (slot.failed > 0) order.push_back(&slot);
+  }
+  const size_t n = std::min(limit, order.size());
+  std::partial_sort(order.begin(), order.begin() + n, order.end(),
+                    [](const HostSlot* a, const HostSlot* b) {
+                      if ((a->done == 0) != (b->done == 0)) return a->done == 0;
+                      return a->failed > b->failed;
+                    });
+  std::vector<v1::HostQueue> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(HostRow(*order[i]));
+  return out;
+}
+
+std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit, bool by_done) const {
+  std::vector<const HostSlot*> order;
+  for (const HostSlot& slot : slots_) order.push_back(&slot);
+  const size_t n = std::min(limit, order.size());
+  std::partial_sort(order.begin(), order.begin() + n, order.end(),
+                    [by_done](const HostSlot* a, const HostSlot* b) {
+                      if (by_done) return a->done + a->failed > b->done + b->failed;
+                      return a->waiting_total() + a->in_flight > b->waiting_total() + b->in_flight;
+                    });
+  std::vector<v1::HostQueue> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(HostRow(*order[i]));
+  return out;
+}
+
+}  // namespace zcrawl::frontier
