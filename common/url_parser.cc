@@ -19,7 +19,6 @@ using namespace url_internal;
 
 namespace {
 
-constexpr int kEof = UrlParser::kEof;
 constexpr size_t kNpos = std::string_view::npos;
 
 // Windows drive letter: ASCII alpha then ':' or '|'.
