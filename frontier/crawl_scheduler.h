@@ -11,9 +11,11 @@
 //
 // With a UrlStore (the frontier always has one), every admitted URL is also
 // a queue entry on disk and only a bounded head of each origin's queue is in
-// RAM (`head_per_origin`, and `max_loaded` over all origins when URLs are
-// enqueued); the rest is loaded from disk when a head runs dry, in admission
-// order. Without one (unit tests) the whole queue is in RAM.
+// RAM (`head_per_origin`, and `max_loaded` over all origins, when URLs are
+// enqueued and when a head is refilled: past max_loaded a refill takes
+// kMinRefill URLs, so RAM holds at most max_loaded + kMinRefill per origin
+// with URLs waiting); the rest is loaded from disk when a head runs dry, in
+// admission order. Without one (unit tests) the whole queue is in RAM.
 //
 // Claiming is decided here, in memory, by the frontier's one broker thread;
 // nothing else reads or writes it, so it has no locks (not thread-safe).
@@ -54,6 +56,9 @@ struct SchedulerOptions {
   uint32_t head_per_origin = 64;
   uint64_t max_loaded = 1 << 20;
 };
+
+// URLs a head refill takes when max_loaded is reached.
+inline constexpr uint64_t kMinRefill = 4;
 
 struct SchedulerCounts {
   uint64_t waiting = 0;  // in origin queues or waiting for a retry

@@ -76,7 +76,14 @@ void CrawlScheduler::RecordedFinal(uint32_t origin_index, UrlState state) {
 bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
   if (!slot.waiting.empty()) return true;
   if (slot.backlog == 0 || store_ == nullptr) return false;
-  const size_t want = static_cast<size_t>(std::min<uint64_t>(options_.head_per_origin, slot.backlog));
+  // Within max_loaded over all origins, a refill takes up to a full head;
+  // past it, a few URLs only (kMinRefill), so each origin can still lease
+  // without a disk read per URL. Measured without this bound at 8.5 x 10^7
+  // URLs: 140,547 origins held 8.1 M URLs in RAM (max_loaded 1.2 M), ~1 GB
+  // past the frontier's memory budget.
+  const uint64_t room = loaded_ < options_.max_loaded ? options_.max_loaded - loaded_ : 0;
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(
+      {options_.head_per_origin, slot.backlog, std::max<uint64_t>(room, kMinRefill)}));
   std::vector<QueuedUrl> loaded;
   // The store reads its staged and in-flight entries too: a refill
   // neither forces a write nor waits for one.

@@ -332,6 +332,48 @@ std::unique_ptr<UrlStore> OpenStore(const std::string& dir) {
   return store.ok() ? std::move(*store) : nullptr;
 }
 
+TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
+  // Many origins, each refilled as it is leased: a full head each would
+  // hold 300 x 64 URLs; within max_loaded the heads hold at most the cap
+  // plus kMinRefill per origin.
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_many"));
+  ASSERT_TRUE(store);
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.per_host = 1000;
+  o.obey_robots = false;
+  o.head_per_origin = 64;
+  o.max_loaded = 100;
+  CrawlScheduler s(o, clock, store.get());
+  constexpr int kOrigins = 300, kPerOrigin = 100;
+  for (int i = 0; i < kPerOrigin; ++i) {
+    for (int h = 0; h < kOrigins; ++h) {
+      s.Enqueue("http://h" + std::to_string(h) + "/" + std::to_string(i), "http://h" + std::to_string(h), 0);
+    }
+  }
+  uint64_t leased = 0, most_loaded = 0;
+  while (true) {
+    auto items = s.Lease("f", 50);
+    if (items.empty()) break;
+    most_loaded = std::max<uint64_t>(most_loaded, s.loaded_urls());
+    for (const auto& item : items) {
+      v1::FetchReport r;
+      r.set_lease_id(item.lease_id());
+      r.set_url(item.url());
+      r.set_status(v1::FETCH_STATUS_OK);
+      r.set_http_status(200);
+      ASSERT_TRUE(s.Complete("f", r).known_lease);
+      ++leased;
+    }
+  }
+  EXPECT_EQ(leased, uint64_t{kOrigins} * kPerOrigin) << "every URL leased once";
+  EXPECT_TRUE(s.Drained());
+  EXPECT_LE(most_loaded, o.max_loaded + kMinRefill * kOrigins);
+  EXPECT_GT(most_loaded, 0u);
+  EXPECT_EQ(s.queue_errors(), 0u);
+}
+
 TEST(CrawlSchedulerDiskQueueTest, ALongQueueLeavesInOrderWithABoundedHead) {
   FakeClock clock;
   auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_long"));
