@@ -4,7 +4,8 @@
 //   seen filter (Bloom, 1.25 B per URL at ~1% false positives)   45%
 //   store (RocksDB block cache; memtables are charged to it)     30%
 //   known-URL cache (exact, two generations)                      10%
-//   queue heads in RAM (~160 B per URL record)                    15%
+//   queue heads in RAM (~160 B per URL record; enqueues and      15%
+//   refills both, CrawlScheduler's max_loaded)
 //
 // The filter gets the most because it is what keeps a seen check of a new
 // URL off the disk. Its share holds the filter and, during a growth
