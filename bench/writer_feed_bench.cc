@@ -37,11 +37,11 @@
 #include <zmq.hpp>
 
 #include "bench/synthetic_page.h"
-#include "common/envelope_codec.h"
-#include "common/loopback_port.h"
 #include "common/sha1.h"
+#include "net/envelope_codec.h"
+#include "net/loopback_port.h"
+#include "net/zmq_io.h"
 #include "warc/compressed_warc_blocks.h"
-#include "common/zmq_io.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "common/process_identity.h"
 #include "common/shutdown_signal.h"
-#include "common/zmq_io.h"
+#include "net/zmq_io.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -379,71 +379,80 @@ void FetcherNode::SayGoodbye(const std::string& reason) {
 }
 
 Status FetcherNode::Run() {
-  InboundMessage message;
-  std::vector<FetchOutcome> outcomes;
   while (true) {
-    if (ShutdownSignal::Requested()) {
-      spdlog::info("fetcher stopping on signal; {} URLs held go back to the frontier", held_.size());
-      SayGoodbye("stopped by signal");
-      StopWork();
-      return Status::Ok();
-    }
-    if (loop_ && loop_->failed()) {
-      // Its transfers will never finish: leave, so the frontier takes the
-      // leases back and a supervisor (./run crawl, systemd) restarts us.
-      SayGoodbye("fetch loop failed");
-      StopWork();
-      return InternalError("the fetch loop failed; see the log");
-    }
-    if (shutdown_received_ && options_.exit_on_shutdown && held_.empty()) {
-      SayGoodbye("crawl finished");
-      StopWork();
-      spdlog::info(
-          "fetcher done fetched={} stored={} worker_failures={} sitemaps_cut={} "
-          "sitemap_gzip_errors={}",
-          counters_.fetched, counters_.pages_stored, counters_.worker_failures,
-          counters_.sitemaps_cut, counters_.sitemap_gzip_errors);
-      return Status::Ok();
-    }
-    zmq::pollitem_t items[] = {
-        {frontier_->socket().handle(), 0, ZMQ_POLLIN, 0},
-        {writer_->socket().handle(), 0, ZMQ_POLLIN, 0},
-        {nullptr, shared_->outcomes.fd(), ZMQ_POLLIN, 0},
-    };
-    try {
-      zmq::poll(items, 3, std::chrono::milliseconds(options_.link.heartbeat_ms / 2));
-    } catch (const zmq::error_t& e) {
-      if (e.num() == EINTR) continue;
-      return InternalError(std::string("poll: ") + e.what());
-    }
-    struct Source {
-      PeerLink* link;
-      bool frontier;
-    };
-    for (Source source : {Source{frontier_.get(), true}, Source{writer_.get(), false}}) {
-      ReceiveWaiting(source.link->socket(), /*from_router=*/false, 1000, &counters_.malformed_messages,
-                     message, [&](InboundMessage& m) {
-                       auto envelope = EnvelopeCodec::Decode(m.payload);
-                       if (!envelope.ok()) {
-                         ++counters_.malformed_messages;
-                         spdlog::warn("dropped malformed message from {}: {}", source.link->name(),
-                                      envelope.status().message());
-                         return true;
-                       }
-                       source.link->MarkSeen();
-                       if (source.frontier) HandleFrontier(*envelope);
-                       else HandleWriter(*envelope);
-                       return true;
-                     });
-    }
-    outcomes.clear();
-    shared_->outcomes.Drain(outcomes);
-    for (auto& outcome : outcomes) HandleOutcome(std::move(outcome));
-    // Everything this turn learned goes to the frontier in one message.
-    FlushReports();
-    Maintain();
-    RequestWork();
+    bool done = false;
+    if (Status s = Step(static_cast<int>(options_.link.heartbeat_ms / 2), &done); !s.ok()) return s;
+    if (done) return Status::Ok();
   }
+}
+
+Status FetcherNode::Step(int max_wait_ms, bool* done) {
+  *done = false;
+  if (ShutdownSignal::Requested()) {
+    spdlog::info("fetcher stopping on signal; {} URLs held go back to the frontier", held_.size());
+    SayGoodbye("stopped by signal");
+    StopWork();
+    *done = true;
+    return Status::Ok();
+  }
+  if (loop_ && loop_->failed()) {
+    // Its transfers will never finish: leave, so the frontier takes the
+    // leases back and a supervisor (./run crawl, systemd) restarts us.
+    SayGoodbye("fetch loop failed");
+    StopWork();
+    return InternalError("the fetch loop failed; see the log");
+  }
+  if (shutdown_received_ && options_.exit_on_shutdown && held_.empty()) {
+    SayGoodbye("crawl finished");
+    StopWork();
+    spdlog::info(
+        "fetcher done fetched={} stored={} worker_failures={} sitemaps_cut={} "
+        "sitemap_gzip_errors={}",
+        counters_.fetched, counters_.pages_stored, counters_.worker_failures, counters_.sitemaps_cut,
+        counters_.sitemap_gzip_errors);
+    *done = true;
+    return Status::Ok();
+  }
+  zmq::pollitem_t items[] = {
+      {frontier_->socket().handle(), 0, ZMQ_POLLIN, 0},
+      {writer_->socket().handle(), 0, ZMQ_POLLIN, 0},
+      {nullptr, shared_->outcomes.fd(), ZMQ_POLLIN, 0},
+  };
+  try {
+    zmq::poll(items, 3, std::chrono::milliseconds(max_wait_ms));
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EINTR) return Status::Ok();
+    return InternalError(std::string("poll: ") + e.what());
+  }
+  struct Source {
+    PeerLink* link;
+    bool frontier;
+  };
+  InboundMessage message;
+  for (Source source : {Source{frontier_.get(), true}, Source{writer_.get(), false}}) {
+    ReceiveWaiting(source.link->socket(), /*from_router=*/false, 1000, &counters_.malformed_messages, message,
+                   [&](InboundMessage& m) {
+                     auto envelope = EnvelopeCodec::Decode(m.payload);
+                     if (!envelope.ok()) {
+                       ++counters_.malformed_messages;
+                       spdlog::warn("dropped malformed message from {}: {}", source.link->name(),
+                                    envelope.status().message());
+                       return true;
+                     }
+                     source.link->MarkSeen();
+                     if (source.frontier) HandleFrontier(*envelope);
+                     else HandleWriter(*envelope);
+                     return true;
+                   });
+  }
+  outcomes_.clear();
+  shared_->outcomes.Drain(outcomes_);
+  for (auto& outcome : outcomes_) HandleOutcome(std::move(outcome));
+  // Everything this turn learned goes to the frontier in one message.
+  FlushReports();
+  Maintain();
+  RequestWork();
+  return Status::Ok();
 }
 
 }  // namespace zcrawl::fetcher

@@ -25,7 +25,6 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "common/envelope_codec.h"
 #include "common/notifying_queue.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
@@ -33,7 +32,8 @@
 #include "fetcher/fetcher_options.h"
 #include "fetcher/html_parser_pool.h"
 #include "fetcher/page_processor.h"
-#include "common/peer_link.h"
+#include "net/envelope_codec.h"
+#include "net/peer_link.h"
 
 namespace zcrawl::fetcher {
 
@@ -58,6 +58,11 @@ class FetcherNode {
   // Returns when the frontier announces the end of the crawl (and
   // exit_on_shutdown) or a shutdown signal arrives.
   Status Run();
+  // One turn of Run: waits up to max_wait_ms for a message or a worker's
+  // result, handles what arrived, then reports, heartbeats, resends and
+  // asks for work as due. *done once Run would return Ok. Unit tests drive
+  // the node with it and a FakeClock (tests/fetcher/fetcher_node_test.cc).
+  Status Step(int max_wait_ms, bool* done);
 
   const FetcherCounters& counters() const { return counters_; }
   const std::string& sender_id() const { return codec_.sender_id(); }
@@ -124,6 +129,7 @@ class FetcherNode {
 
   std::unordered_map<uint64_t, Held> held_;  // by lease id
   std::vector<v1::FetchReport> pending_reports_;  // sent by FlushReports
+  std::vector<FetchOutcome> outcomes_;            // Step's buffer, kept for its capacity
   uint32_t outstanding_credit_ = 0;          // asked for, not yet received
   uint32_t threads_ = 0;                     // URLs fetched at once; an operator may change it
   std::string writer_sender_id_;             // changes when the writer restarts

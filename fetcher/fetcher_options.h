@@ -7,9 +7,9 @@
 #include <string>
 #include <thread>
 
-#include "common/liveness_options.h"
 #include "common/logging.h"
-#include "common/security_options.h"
+#include "net/liveness_options.h"
+#include "net/security_options.h"
 
 namespace zcrawl::fetcher {
 

@@ -11,13 +11,13 @@
 #include <spdlog/spdlog.h>
 
 #include "common/json_writer.h"
-#include "common/seed_list.h"
 #include "common/process_identity.h"
+#include "common/seed_list.h"
 #include "common/shutdown_signal.h"
-#include "common/socket_security.h"
 #include "common/url.h"
-#include "common/zmq_io.h"
 #include "frontier/url_fingerprint.h"
+#include "net/socket_security.h"
+#include "net/zmq_io.h"
 
 namespace zcrawl::frontier {
 namespace {

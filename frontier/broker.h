@@ -14,20 +14,20 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "common/envelope_codec.h"
 #include "common/metrics_server.h"
-#include "common/zap_authenticator.h"
 #include "common/status.h"
 #include "frontier/admission_limits.h"
 #include "frontier/crawl_scheduler.h"
 #include "frontier/frontier_options.h"
+#include "frontier/known_url_cache.h"
 #include "frontier/link_admitter.h"
+#include "frontier/memory_budget.h"
 #include "frontier/peer.h"
 #include "frontier/scope_policy.h"
-#include "frontier/known_url_cache.h"
-#include "frontier/memory_budget.h"
 #include "frontier/seen_set.h"
 #include "frontier/url_store.h"
+#include "net/envelope_codec.h"
+#include "net/zap_authenticator.h"
 
 namespace zcrawl::frontier {
 

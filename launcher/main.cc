@@ -13,17 +13,17 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "common/clock.h"
 #include "common/cli_config.h"
-#include "common/loopback_port.h"
+#include "common/clock.h"
 #include "common/seed_list.h"
 #include "common/shutdown_signal.h"
 #include "common/url.h"
 #include "launcher/child_process.h"
 #include "launcher/component_settings.h"
-#include "launcher/crawl_settings.h"
 #include "launcher/crawl_options.h"
+#include "launcher/crawl_settings.h"
 #include "launcher/progress_display.h"
+#include "net/loopback_port.h"
 
 namespace zcrawl::launcher {
 namespace {
@@ -177,7 +177,11 @@ class Launcher {
   template <typename... Args>
   void Say(const char* format, Args... args) {
     if (display_) display_->Clear();
-    fprintf(stderr, format, args...);
+    if constexpr (sizeof...(Args) == 0) {
+      fputs(format, stderr);  // no arguments: not a format (a literal '%' stays)
+    } else {
+      fprintf(stderr, format, args...);
+    }
     if (display_) display_->Redraw();
   }
 

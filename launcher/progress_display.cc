@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "common/zmq_io.h"
+#include "net/zmq_io.h"
 
 namespace zcrawl::launcher {
 namespace {

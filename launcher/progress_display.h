@@ -12,7 +12,7 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "common/envelope_codec.h"
+#include "net/envelope_codec.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::launcher {

@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/cli_config.h"
-#include "common/curve_keys.h"
+#include "net/curve_keys.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"zcrawl keys: create a CURVE key pair for a frontier, writer or fetcher"};

@@ -18,12 +18,12 @@
 #include <CLI/CLI.hpp>
 #include <zmq.hpp>
 
-#include "common/envelope_codec.h"
 #include "common/json_writer.h"
 #include "common/process_identity.h"
-#include "common/socket_security.h"
 #include "common/status.h"
-#include "common/zmq_io.h"
+#include "net/envelope_codec.h"
+#include "net/socket_security.h"
+#include "net/zmq_io.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl {

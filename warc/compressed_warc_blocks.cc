@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "common/envelope_codec.h"
 #include "common/sha1.h"
+#include "proto/message_limits.h"
 #include "warc/warc_blocks.h"
 
 namespace zcrawl {

@@ -6,12 +6,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "warc/compressed_warc_blocks.h"
-#include "common/sha1.h"
 #include "common/process_identity.h"
+#include "common/sha1.h"
 #include "common/shutdown_signal.h"
-#include "common/socket_security.h"
-#include "common/zmq_io.h"
+#include "net/socket_security.h"
+#include "net/zmq_io.h"
+#include "warc/compressed_warc_blocks.h"
 
 namespace zcrawl::writer {
 

@@ -29,12 +29,12 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "common/envelope_codec.h"
 #include "common/metrics_server.h"
-#include "common/peer_link.h"
-#include "common/zmq_io.h"
-#include "common/zap_authenticator.h"
 #include "common/status.h"
+#include "net/envelope_codec.h"
+#include "net/peer_link.h"
+#include "net/zap_authenticator.h"
+#include "net/zmq_io.h"
 #include "writer/sink.h"
 #include "writer/sink_group.h"
 #include "writer/writer_options.h"
@@ -120,7 +120,7 @@ class WriterNode {
   zmq::socket_t socket_;    // ROUTER for fetchers
   // To the frontier, only when options_.frontier is set: heartbeats both
   // ways; a frontier silent for liveness x heartbeat is declared lost and
-  // reconnected to (common/peer_link.h).
+  // reconnected to (net/peer_link.h).
   std::unique_ptr<PeerLink> frontier_;
   bool frontier_lost_ = false;  // said once per loss
   Status closed_;               // the sinks' Close, once done

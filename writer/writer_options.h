@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "common/liveness_options.h"
 #include "common/logging.h"
-#include "common/security_options.h"
+#include "net/liveness_options.h"
+#include "net/security_options.h"
 #include "writer/sink_options.h"
 
 namespace zcrawl::writer {

@@ -7,8 +7,8 @@
 #include <deque>
 #include <vector>
 
-#include "common/envelope_codec.h"
-#include "common/zmq_io.h"
+#include "net/envelope_codec.h"
+#include "net/zmq_io.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::bench {

@@ -44,10 +44,10 @@
 #include "bench/frontier_scale/resume_probe.h"
 #include "bench/frontier_scale/scale_sample.h"
 #include "bench/frontier_scale/synthetic_web.h"
-#include "common/envelope_codec.h"
-#include "common/loopback_port.h"
 #include "common/process_identity.h"
 #include "common/shutdown_signal.h"
+#include "net/envelope_codec.h"
+#include "net/loopback_port.h"
 
 namespace zcrawl::bench {
 namespace {

@@ -25,7 +25,7 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "common/envelope_codec.h"
+#include "net/envelope_codec.h"
 #include "tests/faults/fault_support.h"
 #include "tests/support/crawl_output.h"
 #include "tests/support/generated_site.h"

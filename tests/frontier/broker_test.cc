@@ -5,26 +5,21 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <optional>
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "common/envelope_codec.h"
+#include "net/envelope_codec.h"
+#include "tests/support/inproc_peers.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::frontier {
 namespace {
 
-std::string UniqueEndpoint() {
-  static std::atomic<int> next{0};
-  return "inproc://broker-test-" + std::to_string(next++);
-}
-
 class BrokerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    options_.bind = UniqueEndpoint();
+    options_.bind = zcrawl::testing::UniqueInprocEndpoint("broker-test");
     options_.seeds = {"http://a.test/1", "http://b.test/1"};
     options_.obey_robots = false;
     options_.delay_ms = 0;
@@ -117,7 +112,7 @@ class BrokerSendTest : public BrokerTest {
   void SetUp() override {
     BrokerTest::SetUp();  // a broker on the default seeds, replaced below
     broker_.reset();
-    options_.bind = UniqueEndpoint();
+    options_.bind = zcrawl::testing::UniqueInprocEndpoint("broker-test");
     options_.seeds = {"http://a.test/1", "http://a.test/2"};
     options_.delay_ms = 1000;
     options_.state_dir = zcrawl::testing::MakeTempDir("broker_send_test") + "/state";

@@ -16,10 +16,10 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "common/envelope_codec.h"
-#include "warc/compressed_warc_blocks.h"
+#include "net/envelope_codec.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
+#include "warc/compressed_warc_blocks.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::testing {

@@ -15,8 +15,8 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "common/envelope_codec.h"
-#include "common/zmq_io.h"
+#include "net/envelope_codec.h"
+#include "net/zmq_io.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/loopback_port.h"
+#include "net/loopback_port.h"
 
 namespace zcrawl::testing {
 

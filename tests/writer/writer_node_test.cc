@@ -6,29 +6,24 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <fstream>
 #include <optional>
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "common/envelope_codec.h"
+#include "net/envelope_codec.h"
+#include "tests/support/inproc_peers.h"
 #include "tests/support/test_process.h"
 #include "writer/jsonl_sink.h"
 
 namespace zcrawl::writer {
 namespace {
 
-std::string UniqueEndpoint(const std::string& what) {
-  static std::atomic<int> next{0};
-  return "inproc://writer-node-test-" + what + "-" + std::to_string(next++);
-}
-
 class WriterNodeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    options_.bind = UniqueEndpoint("writer");
-    options_.frontier = UniqueEndpoint("frontier");
+    options_.bind = zcrawl::testing::UniqueInprocEndpoint("writer-node-test-writer");
+    options_.frontier = zcrawl::testing::UniqueInprocEndpoint("writer-node-test-frontier");
     options_.link.heartbeat_ms = 1000;
     options_.link.liveness = 5;
     options_.link.reconnect_min_ms = 250;
@@ -55,23 +50,15 @@ class WriterNodeTest : public ::testing::Test {
                                    v1::Envelope::PayloadCase wanted = v1::Envelope::PAYLOAD_NOT_SET) {
     for (int turn = 0; turn < 200; ++turn) {
       Step();
-      zmq::message_t frame;
-      while (socket.recv(frame, zmq::recv_flags::dontwait)) {
-        if (router) {
-          if (identity) *identity = frame.to_string();
-          (void)socket.recv(frame, zmq::recv_flags::none);
-        }
-        auto envelope = EnvelopeCodec::Decode(frame.to_string_view());
-        if (!envelope.ok()) continue;
-        if (wanted == v1::Envelope::PAYLOAD_NOT_SET || envelope->payload_case() == wanted) return *envelope;
+      while (auto envelope = zcrawl::testing::TryReceiveEnvelope(socket, router, identity)) {
+        if (wanted == v1::Envelope::PAYLOAD_NOT_SET || envelope->payload_case() == wanted) return envelope;
       }
     }
     return std::nullopt;
   }
 
   void FrontierSays(const std::string& writer_identity, v1::Envelope envelope) {
-    frontier_.send(zmq::buffer(writer_identity), zmq::send_flags::sndmore);
-    frontier_.send(zmq::buffer(frontier_codec_.Encode(envelope)), zmq::send_flags::none);
+    zcrawl::testing::SendEnvelope(frontier_, frontier_codec_, std::move(envelope), writer_identity);
   }
 
   WriterOptions options_;

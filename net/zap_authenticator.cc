@@ -1,4 +1,4 @@
-#include "common/zap_authenticator.h"
+#include "net/zap_authenticator.h"
 
 #include <spdlog/spdlog.h>
 

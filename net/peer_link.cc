@@ -1,11 +1,11 @@
-#include "common/peer_link.h"
+#include "net/peer_link.h"
 
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
 
-#include "common/socket_security.h"
-#include "common/zmq_io.h"
+#include "net/socket_security.h"
+#include "net/zmq_io.h"
 
 namespace zcrawl {
 

@@ -1,4 +1,4 @@
-#include "common/loopback_port.h"
+#include "net/loopback_port.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,8 +1,8 @@
-#include "common/zmq_io.h"
+#include "net/zmq_io.h"
 
 #include <spdlog/spdlog.h>
 
-#include "common/envelope_codec.h"
+#include "net/envelope_codec.h"
 
 namespace zcrawl {
 namespace {

@@ -2,31 +2,26 @@
 // receive loop under it, over inproc:// with a FakeClock: liveness to the
 // millisecond, the reconnect backoff doubling and reset, heartbeats only
 // when idle, the envelope's stamps and refusals, the bounded receive.
-#include "common/peer_link.h"
+#include "net/peer_link.h"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <thread>
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "common/envelope_codec.h"
-#include "common/zmq_io.h"
+#include "net/envelope_codec.h"
+#include "net/zmq_io.h"
+#include "tests/support/inproc_peers.h"
 
 namespace zcrawl {
 namespace {
-
-std::string UniqueEndpoint() {
-  static std::atomic<int> next{0};
-  return "inproc://peer-link-test-" + std::to_string(next++);
-}
 
 class PeerLinkTest : public ::testing::Test {
  protected:
   void SetUp() override {
     settings_.name = "server";
-    settings_.endpoint = UniqueEndpoint();
+    settings_.endpoint = zcrawl::testing::UniqueInprocEndpoint("peer-link-test");
     settings_.identity = "client-1";
     settings_.timing.heartbeat_ms = 1000;
     settings_.timing.liveness = 5;
@@ -131,7 +126,7 @@ TEST(EnvelopeCodecTest, StampsVersionSenderAndSequenceAndRefusesWhatIsNotAnEnvel
 TEST(ReceiveWaitingTest, TakesAtMostMaxAndStopsWhenTheHandlerSaysSo) {
   zmq::context_t context(1);
   zmq::socket_t server(context, zmq::socket_type::router);
-  const std::string endpoint = UniqueEndpoint();
+  const std::string endpoint = zcrawl::testing::UniqueInprocEndpoint("peer-link-test");
   server.bind(endpoint);
   zmq::socket_t client(context, zmq::socket_type::dealer);
   client.connect(endpoint);

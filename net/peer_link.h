@@ -13,10 +13,10 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "common/envelope_codec.h"
-#include "common/liveness_options.h"
-#include "common/security_options.h"
 #include "common/status.h"
+#include "net/envelope_codec.h"
+#include "net/liveness_options.h"
+#include "net/security_options.h"
 
 namespace zcrawl {
 

@@ -1,4 +1,4 @@
-#include "common/curve_keys.h"
+#include "net/curve_keys.h"
 
 #include <sys/stat.h>
 

@@ -13,14 +13,10 @@
 #include <zmq.hpp>
 
 #include "common/status.h"
+#include "proto/message_limits.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl {
-
-// Largest envelope any zcrawl socket accepts; larger ones are dropped by
-// ZeroMQ before they reach us (ZMQ_MAXMSGSIZE). Bodies are capped at 10 MiB
-// by default; this leaves room for text and links.
-inline constexpr int64_t kMaxEnvelopeBytes = 64ll << 20;
 
 class EnvelopeCodec {
  public:

@@ -1,4 +1,4 @@
-#include "common/envelope_codec.h"
+#include "net/envelope_codec.h"
 
 
 namespace zcrawl {

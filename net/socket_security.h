@@ -7,10 +7,10 @@
 #include <string>
 #include <zmq.hpp>
 
-#include "common/curve_keys.h"
-#include "common/security_options.h"
 #include "common/status.h"
-#include "common/zap_authenticator.h"
+#include "net/curve_keys.h"
+#include "net/security_options.h"
+#include "net/zap_authenticator.h"
 
 namespace zcrawl {
 

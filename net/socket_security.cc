@@ -1,4 +1,4 @@
-#include "common/socket_security.h"
+#include "net/socket_security.h"
 
 namespace zcrawl {
 

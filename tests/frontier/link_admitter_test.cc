@@ -1,0 +1,119 @@
+// LinkAdmitter: what a report's links become (parsed, normalised, scoped,
+// dropped when the shared cache knows them), the parent passed through, and
+// its threads: every submitted job answered once, Stop finishing the queue.
+#include "frontier/link_admitter.h"
+
+#include <poll.h>
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+namespace zcrawl::frontier {
+namespace {
+
+ScopeOptions SeedHostA() {
+  ScopeOptions options;
+  options.seed_hosts = {"a.test"};
+  options.max_depth = 3;
+  return options;
+}
+
+TEST(LinkAdmitterTest, SortsEachLinkIntoCandidateInvalidOutOfScopeOrKnown) {
+  ScopePolicy scope(SeedHostA());
+  KnownUrlCache known(1 << 20);
+  known.Insert({UrlKeyOf("http://a.test/known").fingerprint});
+  LinkAdmitter admitter(scope, known, 1);
+  AdmissionJob job;
+  job.depth = 2;
+  job.links = {
+      "HTTP://A.test:80/x/../new#part",  // normalised, fragment dropped
+      "http://a.test/known#elsewhere",   // known once its fragment is gone
+      "http://b.test/other-host",
+      "http://[::1",  // does not parse
+      "mailto:someone@a.test",
+  };
+  ParentOutcome parent;
+  parent.url = "http://a.test/";
+  parent.seq = 42;
+  job.parent = parent;
+  const AdmissionResult result = admitter.Admit(job);
+  ASSERT_EQ(result.candidates.size(), 1u);
+  const CandidateUrl& candidate = result.candidates[0];
+  EXPECT_EQ(candidate.url, "http://a.test/new");
+  EXPECT_EQ(candidate.depth, 2u);
+  EXPECT_EQ(candidate.key.fingerprint, UrlKeyOf("http://a.test/new").fingerprint);
+  EXPECT_EQ(candidate.key.site, UrlKeyOf("http://a.test/new").site);
+  EXPECT_EQ(candidate.origin, Url::Parse("http://a.test/new")->origin_key());
+  EXPECT_EQ(result.duplicates, 1u);
+  EXPECT_TRUE(result.refresh.empty()) << "found in the current generation: nothing to refresh";
+  EXPECT_EQ(result.out_of_scope, 2u) << "another host and a mailto: link";
+  EXPECT_EQ(result.invalid, 1u);
+  ASSERT_TRUE(result.parent.has_value());
+  EXPECT_EQ(result.parent->seq, 42u);
+}
+
+TEST(LinkAdmitterTest, LinksPastTheDepthLimitAreOutOfScope) {
+  ScopePolicy scope(SeedHostA());
+  KnownUrlCache known(1 << 20);
+  LinkAdmitter admitter(scope, known, 1);
+  AdmissionJob job;
+  job.depth = 4;
+  job.links = {"http://a.test/deep"};
+  const AdmissionResult result = admitter.Admit(job);
+  EXPECT_TRUE(result.candidates.empty());
+  EXPECT_EQ(result.out_of_scope, 1u);
+}
+
+TEST(LinkAdmitterTest, AKnownUrlFoundOnlyInTheCachesOlderGenerationIsListedForRefresh) {
+  ScopePolicy scope(SeedHostA());
+  KnownUrlCache known(64 << 10);
+  const uint64_t popular = UrlKeyOf("http://a.test/popular").fingerprint;
+  known.Insert({popular});
+  // Fill the cache until it rotates once: `popular` is then in the older
+  // generation, still known.
+  for (uint64_t i = 1; known.rotations() == 0 && i < 10'000'000; ++i) known.Insert({i * 0x9e3779b97f4a7c15ull});
+  ASSERT_EQ(known.rotations(), 1u);
+  LinkAdmitter admitter(scope, known, 1);
+  AdmissionJob job;
+  job.links = {"http://a.test/popular"};
+  const AdmissionResult result = admitter.Admit(job);
+  EXPECT_EQ(result.duplicates, 1u);
+  ASSERT_EQ(result.refresh.size(), 1u);
+  EXPECT_EQ(result.refresh[0], popular);
+}
+
+TEST(LinkAdmitterTest, ItsThreadsAnswerEverySubmittedJobOnceAndStopFinishesTheQueue) {
+  ScopePolicy scope(SeedHostA());
+  KnownUrlCache known(1 << 20);
+  LinkAdmitter admitter(scope, known, 3);
+  constexpr int kJobs = 500;
+  for (int i = 0; i < kJobs; ++i) {
+    AdmissionJob job;
+    job.links = {"http://a.test/" + std::to_string(i), "http://b.test/" + std::to_string(i)};
+    ParentOutcome parent;
+    parent.seq = static_cast<uint64_t>(i);
+    job.parent = parent;
+    admitter.Submit(std::move(job));
+  }
+  // The results' eventfd is readable once some are in.
+  pollfd readable{admitter.results().fd(), POLLIN, 0};
+  ASSERT_EQ(poll(&readable, 1, 10'000), 1);
+  admitter.Stop();  // returns once the queued jobs are done
+  std::vector<AdmissionResult> results;
+  admitter.results().Drain(results);
+  ASSERT_EQ(results.size(), static_cast<size_t>(kJobs));
+  std::set<uint64_t> parents;
+  std::set<std::string> candidates;
+  for (const AdmissionResult& result : results) {
+    ASSERT_TRUE(result.parent.has_value());
+    parents.insert(result.parent->seq);
+    EXPECT_EQ(result.out_of_scope, 1u);
+    for (const CandidateUrl& candidate : result.candidates) candidates.insert(candidate.url);
+  }
+  EXPECT_EQ(parents.size(), static_cast<size_t>(kJobs)) << "a job answered twice or not at all";
+  EXPECT_EQ(candidates.size(), static_cast<size_t>(kJobs));
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier
