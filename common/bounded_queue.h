@@ -3,15 +3,17 @@
 // queue never grows past its capacity. Close() wakes everyone; after it, Push
 // fails and Pop drains what is left, then reports closed.
 //
-// Thread-safety: every method from any thread.
+// Thread-safety: every method from any thread (the lock's guarded state is
+// checked by clang's analysis, common/mutex.h).
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
-#include <mutex>
 #include <optional>
+
+#include "common/mutex.h"
 
 namespace zcrawl {
 
@@ -22,8 +24,8 @@ class BoundedQueue {
 
   // Blocks while full. False once closed.
   bool Push(T item) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    not_full_.wait(lock, [&] { return closed_ || items_.size() < capacity_; });
+    MutexLock lock(mutex_);
+    while (!closed_ && items_.size() >= capacity_) not_full_.wait(lock.native());
     if (closed_) return false;
     items_.push_back(std::move(item));
     not_empty_.notify_one();
@@ -31,7 +33,7 @@ class BoundedQueue {
   }
 
   bool TryPush(T& item) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     if (closed_ || items_.size() >= capacity_) return false;
     items_.push_back(std::move(item));
     not_empty_.notify_one();
@@ -40,9 +42,10 @@ class BoundedQueue {
 
   // Waits up to `timeout` for an item. nullopt on timeout or closed-and-empty.
   std::optional<T> PopFor(std::chrono::milliseconds timeout) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (!not_empty_.wait_for(lock, timeout, [&] { return closed_ || !items_.empty(); })) {
-      return std::nullopt;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    MutexLock lock(mutex_);
+    while (!closed_ && items_.empty()) {
+      if (not_empty_.wait_until(lock.native(), deadline) == std::cv_status::timeout) break;
     }
     if (items_.empty()) return std::nullopt;
     T item = std::move(items_.front());
@@ -54,29 +57,29 @@ class BoundedQueue {
   std::optional<T> TryPop() { return PopFor(std::chrono::milliseconds(0)); }
 
   void Close() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     closed_ = true;
     not_empty_.notify_all();
     not_full_.notify_all();
   }
 
   size_t size() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     return items_.size();
   }
   size_t capacity() const { return capacity_; }
   bool closed() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     return closed_;
   }
 
  private:
   const size_t capacity_;
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   std::condition_variable not_empty_;
   std::condition_variable not_full_;
-  std::deque<T> items_;  // guarded by mutex_
-  bool closed_ = false;  // guarded by mutex_
+  std::deque<T> items_ GUARDED_BY(mutex_);
+  bool closed_ GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace zcrawl

@@ -44,7 +44,7 @@ MetricsServer::~MetricsServer() {
 }
 
 void MetricsServer::Publish(std::string text) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   text_ = std::move(text);
 }
 
@@ -62,7 +62,7 @@ void MetricsServer::Serve() {
     (void)recv(client, buf, sizeof buf, 0);
     std::string body;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(mutex_);
       body = text_;
     }
     std::string response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +

@@ -10,11 +10,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#include "common/mutex.h"
 #include "common/status.h"
 
 namespace zcrawl {
@@ -37,8 +37,8 @@ class MetricsServer {
   const int listen_fd_;
   const uint16_t port_;
   std::atomic<bool> stopping_{false};
-  std::mutex mutex_;
-  std::string text_;  // guarded by mutex_
+  Mutex mutex_;
+  std::string text_ GUARDED_BY(mutex_);
   std::thread thread_;
 };
 

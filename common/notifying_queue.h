@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include "common/mutex.h"
 
 namespace zcrawl {
 
@@ -32,7 +33,7 @@ class NotifyingQueue {
   void Push(T item) {
     bool was_empty;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(mutex_);
       was_empty = items_.empty();
       items_.push_back(std::move(item));
     }
@@ -49,7 +50,7 @@ class NotifyingQueue {
   void Drain(std::vector<T>& out) {
     uint64_t count;
     [[maybe_unused]] ssize_t n = read(fd_, &count, sizeof count);
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     for (auto& item : items_) out.push_back(std::move(item));
     items_.clear();
   }
@@ -58,8 +59,8 @@ class NotifyingQueue {
 
  private:
   const int fd_;
-  std::mutex mutex_;
-  std::vector<T> items_;  // guarded by mutex_
+  Mutex mutex_;
+  std::vector<T> items_ GUARDED_BY(mutex_);
 };
 
 }  // namespace zcrawl

@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/mutex.h"
+
 namespace zcrawl {
 namespace {
 
@@ -39,8 +41,8 @@ std::optional<std::string> RunTask(ThreadPool::Task task) noexcept {
 
 // Everything the threads share. The ThreadPool, each worker and the
 // supervisor hold a shared_ptr to it, so an abandoned worker that returns
-// after the pool is gone still finds a live mutex and counters. All mutable
-// members are guarded by mu_.
+// after the pool is gone still finds a live mutex and counters. The mutable
+// members are guarded by mu_ (clang checks it: common/mutex.h).
 class ThreadPool::Core : public std::enable_shared_from_this<Core> {
  public:
   Core(const ThreadPoolOptions& options, FailureHandler on_failure)
@@ -60,7 +62,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
 
   bool Submit(std::string label, Task task) {
     if (!task) return false;
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (stopping_) return false;
     if (max_queued_ > 0 && queue_.size() >= max_queued_) return false;
     queue_.push_back(Item{std::move(label), std::move(task)});
@@ -74,7 +76,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
   }
 
   void Resize(size_t threads) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     target_ = std::max<size_t>(1, threads);
     if (live_ > target_) {
       work_cv_.notify_all();  // Idle surplus workers exit now, busy ones later.
@@ -88,7 +90,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
            "ThreadPool::Shutdown called from its own task or failure handler");
     std::vector<std::string> not_run;
     std::deque<Item> dropped;  // Destroyed outside the lock.
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
     if (mode == ShutdownMode::kCancel) {
       dropped.swap(queue_);
@@ -99,14 +101,12 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
     // Workers exit once the queue is empty. A worker lost to an exception or
     // the watchdog is replaced while work remains, so wait for that too;
     // work is left over only if no thread could be created at all.
-    state_cv_.wait(lock, [this] {
-      return live_ == 0 && (queue_.empty() || pending_replacements_ == 0);
-    });
+    while (!(live_ == 0 && (queue_.empty() || pending_replacements_ == 0))) state_cv_.wait(lock.native());
     for (Item& item : queue_) dropped.push_back(std::move(item));
     queue_.clear();
     supervisor_stop_ = true;
     supervisor_cv_.notify_one();
-    lock.unlock();
+    lock.Unlock();
 
     supervisor_.join();  // Delivers pending failures and joins exited workers.
     not_run.reserve(dropped.size());
@@ -114,14 +114,32 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
     return not_run;
   }
 
-  size_t target_size() const { return Read(target_); }
-  size_t live_threads() const { return Read(live_); }
-  size_t idle_threads() const { return Read(idle_); }
-  size_t running() const { return Read(running_); }
-  size_t abandoned_threads() const { return Read(abandoned_); }
-  uint64_t replaced_workers() const { return Read(replaced_); }
+  size_t target_size() const {
+    MutexLock lock(mu_);
+    return target_;
+  }
+  size_t live_threads() const {
+    MutexLock lock(mu_);
+    return live_;
+  }
+  size_t idle_threads() const {
+    MutexLock lock(mu_);
+    return idle_;
+  }
+  size_t running() const {
+    MutexLock lock(mu_);
+    return running_;
+  }
+  size_t abandoned_threads() const {
+    MutexLock lock(mu_);
+    return abandoned_;
+  }
+  uint64_t replaced_workers() const {
+    MutexLock lock(mu_);
+    return replaced_;
+  }
   size_t queued() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return queue_.size();
   }
 
@@ -144,14 +162,8 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
     std::thread thread;
   };
 
-  template <typename T>
-  T Read(const T& field) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return field;
-  }
-
   // Starts one worker. Returns false if the OS refused a thread.
-  bool SpawnWorkerLocked() {
+  bool SpawnWorkerLocked() REQUIRES(mu_) {
     const uint64_t id = next_worker_id_++;
     auto state = std::make_shared<WorkerState>();
     std::thread thread;
@@ -170,13 +182,13 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
   }
 
   // Starts workers for queued items no idle worker can take, up to target_.
-  void SpawnForQueueLocked() {
+  void SpawnForQueueLocked() REQUIRES(mu_) {
     size_t wanted = queue_.size() > idle_ ? queue_.size() - idle_ : 0;
     while (wanted > 0 && live_ < target_ && SpawnWorkerLocked()) --wanted;
   }
 
   // Bookkeeping for a worker thread that is about to return.
-  void ExitLocked(uint64_t id) {
+  void ExitLocked(uint64_t id) REQUIRES(mu_) {
     --live_;
     exited_.push_back(id);
     // A wake-up meant for the queue may have landed on this worker.
@@ -187,7 +199,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
 
   void WorkerLoop(WorkerState& self, uint64_t id) {
     tls_owner_core = this;
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     Clock::time_point idle_since = Clock::now();
     while (true) {
       if (live_ > target_) return ExitLocked(id);  // Shrunk.
@@ -198,9 +210,9 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
         self.started = Clock::now();
         self.label = item.label;
         ++running_;
-        lock.unlock();
+        lock.Unlock();
         std::optional<std::string> error = RunTask(std::move(item.task));
-        lock.lock();
+        lock.Lock();
         if (self.abandoned) {
           // The supervisor already reported this task and replaced us; we
           // are no longer counted anywhere except here.
@@ -226,12 +238,12 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
       ++idle_;
       bool timed_out = false;
       if (keep_alive_ms_ < 0) {
-        work_cv_.wait(lock);
+        work_cv_.wait(lock.native());
       } else {
         const auto expiry =
             idle_since + std::chrono::milliseconds(keep_alive_ms_);
         timed_out =
-            work_cv_.wait_until(lock, expiry) == std::cv_status::timeout;
+            work_cv_.wait_until(lock.native(), expiry) == std::cv_status::timeout;
       }
       --idle_;
       if (timed_out && queue_.empty() && !stopping_) return ExitLocked(id);
@@ -239,7 +251,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
   }
 
   // Abandons workers whose task has run past the watchdog deadline.
-  void CheckWatchdogLocked(Clock::time_point now) {
+  void CheckWatchdogLocked(Clock::time_point now) REQUIRES(mu_) {
     const auto limit = std::chrono::milliseconds(watchdog_ms_);
     for (auto it = workers_.begin(); it != workers_.end();) {
       WorkerState& worker = *it->second.state;
@@ -268,7 +280,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
     tls_owner_core = this;
     const auto period =
         std::chrono::milliseconds(std::max<int64_t>(1, watchdog_ms_ / 4));
-    std::unique_lock<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     while (true) {
       if (watchdog_ms_ > 0) CheckWatchdogLocked(Clock::now());
       if (pending_replacements_ > 0) {
@@ -292,7 +304,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
       std::vector<TaskFailure> failures;
       failures.swap(failures_);
       if (!to_join.empty() || !failures.empty()) {
-        lock.unlock();
+        lock.Unlock();
         for (std::thread& thread : to_join) thread.join();
         for (const TaskFailure& failure : failures) {
           if (!on_failure_) break;
@@ -302,14 +314,14 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
             // A throwing handler must not take the supervisor down with it.
           }
         }
-        lock.lock();
+        lock.Lock();
         continue;  // Re-check: events may have arrived meanwhile.
       }
       if (supervisor_stop_) return;
       if (watchdog_ms_ > 0) {
-        supervisor_cv_.wait_for(lock, period);
+        supervisor_cv_.wait_for(lock.native(), period);
       } else {
-        supervisor_cv_.wait(lock);
+        supervisor_cv_.wait(lock.native());
       }
     }
   }
@@ -320,25 +332,26 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
   const int64_t watchdog_ms_;
   const FailureHandler on_failure_;
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable work_cv_;        // Workers: work, stop or shrink.
   std::condition_variable supervisor_cv_;  // Supervisor: exits, failures.
   std::condition_variable state_cv_;       // Shutdown: live_ changed.
 
-  size_t target_;                    // Guarded by mu_.
-  size_t live_ = 0;                  // Guarded by mu_. Excludes abandoned.
-  size_t idle_ = 0;                  // Guarded by mu_.
-  size_t running_ = 0;               // Guarded by mu_. Excludes abandoned.
-  size_t abandoned_ = 0;             // Guarded by mu_. Hung, not yet back.
-  uint64_t replaced_ = 0;            // Guarded by mu_.
-  size_t pending_replacements_ = 0;  // Guarded by mu_. Lost, not yet replaced.
-  uint64_t next_worker_id_ = 0;      // Guarded by mu_.
-  bool stopping_ = false;            // Guarded by mu_. Submit refuses.
-  bool supervisor_stop_ = false;     // Guarded by mu_.
-  std::deque<Item> queue_;           // Guarded by mu_.
-  std::unordered_map<uint64_t, WorkerHandle> workers_;  // Guarded by mu_.
-  std::vector<uint64_t> exited_;       // Guarded by mu_. Returned, to join.
-  std::vector<TaskFailure> failures_;  // Guarded by mu_. To report.
+  // A WorkerState is written under mu_ too (by its worker and the supervisor).
+  size_t target_ GUARDED_BY(mu_);
+  size_t live_ GUARDED_BY(mu_) = 0;                  // Excludes abandoned.
+  size_t idle_ GUARDED_BY(mu_) = 0;
+  size_t running_ GUARDED_BY(mu_) = 0;               // Excludes abandoned.
+  size_t abandoned_ GUARDED_BY(mu_) = 0;             // Hung, not yet back.
+  uint64_t replaced_ GUARDED_BY(mu_) = 0;
+  size_t pending_replacements_ GUARDED_BY(mu_) = 0;  // Lost, not yet replaced.
+  uint64_t next_worker_id_ GUARDED_BY(mu_) = 0;
+  bool stopping_ GUARDED_BY(mu_) = false;            // Submit refuses.
+  bool supervisor_stop_ GUARDED_BY(mu_) = false;
+  std::deque<Item> queue_ GUARDED_BY(mu_);
+  std::unordered_map<uint64_t, WorkerHandle> workers_ GUARDED_BY(mu_);
+  std::vector<uint64_t> exited_ GUARDED_BY(mu_);       // Returned, to join.
+  std::vector<TaskFailure> failures_ GUARDED_BY(mu_);  // To report.
   std::thread supervisor_;             // Set by Start, joined by Shutdown.
 };
 
@@ -356,7 +369,7 @@ bool ThreadPool::Submit(std::string label, Task task) {
 void ThreadPool::Resize(size_t threads) { core_->Resize(threads); }
 
 std::vector<std::string> ThreadPool::Shutdown(ShutdownMode mode) {
-  std::lock_guard<std::mutex> lock(shutdown_mu_);
+  MutexLock lock(shutdown_mu_);
   if (shut_down_) return {};
   shut_down_ = true;
   return core_->Shutdown(mode);

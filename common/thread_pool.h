@@ -29,9 +29,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "common/mutex.h"
 
 namespace zcrawl {
 
@@ -118,8 +119,8 @@ class ThreadPool {
   class Core;  // Shared state, co-owned by the pool and every thread it starts.
 
   std::shared_ptr<Core> core_;
-  std::mutex shutdown_mu_;  // Serialises Shutdown calls.
-  bool shut_down_ = false;  // Guarded by shutdown_mu_.
+  Mutex shutdown_mu_;  // Serialises Shutdown calls.
+  bool shut_down_ GUARDED_BY(shutdown_mu_) = false;
 };
 
 }  // namespace zcrawl

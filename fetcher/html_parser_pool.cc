@@ -10,7 +10,7 @@ HtmlParserPool::HtmlParserPool(Factory make) : state_(std::make_shared<State>())
 
 HtmlParserPool::Lease HtmlParserPool::Acquire() {
   {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    MutexLock lock(state_->mu);
     if (!state_->idle.empty()) {
       std::unique_ptr<HtmlParser> parser = std::move(state_->idle.back());
       state_->idle.pop_back();
@@ -24,17 +24,17 @@ HtmlParserPool::Lease HtmlParserPool::Acquire() {
 
 HtmlParserPool::Lease::~Lease() {
   if (!parser_ || !state_) return;  // moved from
-  std::lock_guard<std::mutex> lock(state_->mu);
+  MutexLock lock(state_->mu);
   state_->idle.push_back(std::move(parser_));
 }
 
 size_t HtmlParserPool::created() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  MutexLock lock(state_->mu);
   return state_->created;
 }
 
 size_t HtmlParserPool::idle() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  MutexLock lock(state_->mu);
   return state_->idle.size();
 }
 

@@ -19,9 +19,9 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "common/mutex.h"
 #include "fetcher/html_parser.h"
 
 namespace zcrawl::fetcher {
@@ -38,9 +38,9 @@ class HtmlParserPool {
 
  private:
   struct State {
-    std::mutex mu;
-    std::vector<std::unique_ptr<HtmlParser>> idle;  // guarded by mu
-    size_t created = 0;                             // guarded by mu
+    Mutex mu;
+    std::vector<std::unique_ptr<HtmlParser>> idle GUARDED_BY(mu);
+    size_t created GUARDED_BY(mu) = 0;
     Factory make;
   };
 

@@ -25,7 +25,7 @@ WarcEncodePool::WarcEncodePool(int threads, int gzip_level) : gzip_level_(gzip_l
 
 WarcEncodePool::~WarcEncodePool() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
   work_cv_.notify_all();
@@ -51,7 +51,7 @@ void WarcEncodePool::Submit(WarcPageParts parts, std::string key) {
   }
   size_t unstarted = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     pending_bytes_ += job->page_bytes;
     jobs_.push_back(std::move(job));
     unstarted = jobs_.size() - next_unstarted_;
@@ -60,7 +60,7 @@ void WarcEncodePool::Submit(WarcPageParts parts, std::string key) {
 }
 
 std::optional<EncodedWarcPage> WarcEncodePool::TakeNext(bool wait) {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (jobs_.empty()) return std::nullopt;
   if (wait) {
     if (!jobs_.front()->done && next_unstarted_ < jobs_.size()) work_cv_.notify_all();
@@ -69,13 +69,13 @@ std::optional<EncodedWarcPage> WarcEncodePool::TakeNext(bool wait) {
     while (!jobs_.front()->done && next_unstarted_ < jobs_.size()) {
       Job* job = jobs_[next_unstarted_++].get();
       if (job->done) continue;  // encoded in Submit
-      lock.unlock();
+      lock.Unlock();
       if (!owner_encoder_) owner_encoder_ = std::make_unique<WarcPageEncoder>(gzip_level_);
       EncodeJob(*owner_encoder_, *job);
-      lock.lock();
+      lock.Lock();
       job->done = true;
     }
-    done_cv_.wait(lock, [this] { return jobs_.front()->done; });
+    while (!jobs_.front()->done) done_cv_.wait(lock.native());
   } else if (!jobs_.front()->done) {
     return std::nullopt;
   }
@@ -87,12 +87,12 @@ std::optional<EncodedWarcPage> WarcEncodePool::TakeNext(bool wait) {
 }
 
 size_t WarcEncodePool::pending_pages() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return jobs_.size();
 }
 
 size_t WarcEncodePool::pending_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return pending_bytes_;
 }
 
@@ -110,17 +110,17 @@ void WarcEncodePool::WorkerLoop() {
   const sched_param param{};
   (void)sched_setscheduler(0, SCHED_BATCH, &param);
   WarcPageEncoder encoder(gzip_level_);
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   while (true) {
-    work_cv_.wait(lock, [this] { return stopping_ || next_unstarted_ < jobs_.size(); });
+    while (!stopping_ && next_unstarted_ >= jobs_.size()) work_cv_.wait(lock.native());
     if (stopping_) return;
     // The deque only grows at the back and loses its front once done, so
     // the Job itself stays put while we work on it unlocked.
     Job* job = jobs_[next_unstarted_++].get();
     if (job->done) continue;  // encoded in Submit
-    lock.unlock();
+    lock.Unlock();
     EncodeJob(encoder, *job);
-    lock.lock();
+    lock.Lock();
     job->done = true;
     // Only the owner waits, and only for the oldest job.
     if (job == jobs_.front().get()) done_cv_.notify_one();

@@ -24,12 +24,12 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/status.h"
 #include "writer/warc_page_encoder.h"
 
@@ -79,13 +79,14 @@ class WarcEncodePool {
 
   std::unique_ptr<WarcPageEncoder> inline_encoder_;  // 0 threads only
   std::unique_ptr<WarcPageEncoder> owner_encoder_;   // TakeNext(wait) helping; owner's thread only
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable work_cv_;  // a job was queued, or stopping_
   std::condition_variable done_cv_;  // a job was finished
-  std::deque<std::unique_ptr<Job>> jobs_;  // guarded by mu_; submission order
-  size_t next_unstarted_ = 0;              // guarded by mu_; index into jobs_
-  size_t pending_bytes_ = 0;               // guarded by mu_
-  bool stopping_ = false;                  // guarded by mu_
+  // A job's `done` is written under mu_ too.
+  std::deque<std::unique_ptr<Job>> jobs_ GUARDED_BY(mu_);  // submission order
+  size_t next_unstarted_ GUARDED_BY(mu_) = 0;              // index into jobs_
+  size_t pending_bytes_ GUARDED_BY(mu_) = 0;
+  bool stopping_ GUARDED_BY(mu_) = false;
   const int gzip_level_;
   std::vector<std::thread> workers_;
 };
