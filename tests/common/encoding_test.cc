@@ -6,30 +6,12 @@
 #include <random>
 #include <string>
 
+#include "tests/support/base64_decode.h"
+
 namespace zcrawl {
 namespace {
 
-// Independent decoder for round-trip checks: maps each character back to
-// its 6-bit value by position in the alphabet.
-std::string Base64DecodeForTest(const std::string& s) {
-  static const std::string kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : s) {
-    if (c == '=') break;
-    const size_t v = kAlphabet.find(c);
-    EXPECT_NE(v, std::string::npos) << "bad char " << c;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
+using zcrawl::testing::Base64DecodeForTest;
 
 TEST(EncodingTest, Base64MatchesRfc4648Vectors) {
   EXPECT_EQ(Base64Encode(""), "");

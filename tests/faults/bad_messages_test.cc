@@ -27,7 +27,7 @@
 
 #include "net/envelope_codec.h"
 #include "tests/faults/fault_support.h"
-#include "tests/support/crawl_output.h"
+#include "tests/support/served_site_test.h"
 #include "tests/support/generated_site.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
@@ -152,14 +152,12 @@ std::vector<std::string> WrongTypeMessages() {
   return out;
 }
 
-class BadMessagesTest : public ::testing::Test {
+class BadMessagesTest : public ServedSiteTest {
  protected:
+  BadMessagesTest() : ServedSiteTest(kPages, "bad-messages") {}
+
   void SetUp() override {
-    served_ = std::make_unique<ServedSite>(kPages);
-    foreign_ = served_->foreign.get();
-    server_ = served_->server.get();
-    site_ = served_->site.get();
-    dir_ = MakeTempDir("bad-messages");
+    ServedSiteTest::SetUp();
     frontier_ep_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
     writer_ep_ = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   }
@@ -246,11 +244,6 @@ class BadMessagesTest : public ::testing::Test {
   }
 
   zmq::context_t context_{1};
-  std::unique_ptr<ServedSite> served_;
-  TestHttpServer* foreign_ = nullptr;
-  TestHttpServer* server_ = nullptr;
-  GeneratedSite* site_ = nullptr;
-  std::string dir_;
   std::string frontier_ep_;
   std::string writer_ep_;
   int status_queries_ = 0;
@@ -346,13 +339,7 @@ TEST_F(BadMessagesTest, GarbageOnBothPortsIsCountedAndTheCrawlStillCompletes) {
   EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/frontier.log");
   EXPECT_EQ(fetcher.Wait(15000).value_or(-1), 0) << ReadFile(dir_ + "/fetcher.log");
   EXPECT_EQ(writer.Wait(15000).value_or(-1), 0) << ReadFile(dir_ + "/writer.log");
-  auto index = ReadIndex(dir_ + "/out");
-  for (const auto& url : site_->ExpectedOk()) {
-    auto it = index.find(url);
-    ASSERT_NE(it, index.end()) << "page not stored: " << url;
-    EXPECT_EQ(it->second.size(), 1u) << url;
-  }
-  EXPECT_EQ(index.size(), site_->ExpectedOk().size() + site_->ExpectedNotFound().size());
+  ExpectEveryPageStoredOnce(dir_ + "/out");
   EXPECT_EQ(server_->requests_for("/forged"), 0u);
 
   // The summary carries the same count; each drop left a log line.

@@ -9,6 +9,17 @@
 namespace zcrawl::frontier {
 namespace {
 
+// What a fetcher reports for `item`: fetched, with this HTTP status.
+v1::FetchReport Report(const v1::WorkItem& item, uint32_t http = 200,
+                       v1::FetchStatus status = v1::FETCH_STATUS_OK) {
+  v1::FetchReport r;
+  r.set_lease_id(item.lease_id());
+  r.set_url(item.url());
+  r.set_status(status);
+  r.set_http_status(http);
+  return r;
+}
+
 // Every scheduling test runs twice: with the queues all in RAM, and
 // disk-backed as in the frontier (a UrlStore, a head of one URL per origin
 // and at most two URLs in RAM when enqueueing), so the politeness and order
@@ -38,16 +49,6 @@ class CrawlSchedulerTest : public ::testing::TestWithParam<bool> {
       o.max_loaded = 2;
     }
     return CrawlScheduler(o, clock_, store_.get());
-  }
-
-  static v1::FetchReport Report(const v1::WorkItem& item, uint32_t http = 200,
-                                v1::FetchStatus status = v1::FETCH_STATUS_OK) {
-    v1::FetchReport r;
-    r.set_lease_id(item.lease_id());
-    r.set_url(item.url());
-    r.set_status(status);
-    r.set_http_status(http);
-    return r;
   }
 
   FakeClock clock_;
@@ -358,12 +359,7 @@ TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
     if (items.empty()) break;
     most_loaded = std::max<uint64_t>(most_loaded, s.loaded_urls());
     for (const auto& item : items) {
-      v1::FetchReport r;
-      r.set_lease_id(item.lease_id());
-      r.set_url(item.url());
-      r.set_status(v1::FETCH_STATUS_OK);
-      r.set_http_status(200);
-      ASSERT_TRUE(s.Complete("f", r).known_lease);
+      ASSERT_TRUE(s.Complete("f", Report(item)).known_lease);
       ++leased;
     }
   }
@@ -400,12 +396,7 @@ TEST(CrawlSchedulerDiskQueueTest, ALongQueueLeavesInOrderWithABoundedHead) {
       int& next = is_a ? next_a : next_b;
       ASSERT_EQ(item.url(), std::string(is_a ? "http://a/" : "http://b/") + std::to_string(next));
       ++next;
-      v1::FetchReport r;
-      r.set_lease_id(item.lease_id());
-      r.set_url(item.url());
-      r.set_status(v1::FETCH_STATUS_OK);
-      r.set_http_status(200);
-      ASSERT_TRUE(s.Complete("f", r).known_lease);
+      ASSERT_TRUE(s.Complete("f", Report(item)).known_lease);
     }
     ASSERT_LE(s.loaded_urls(), 32u + 16u);
   }
@@ -437,12 +428,7 @@ TEST(CrawlSchedulerDiskQueueTest, AResumedOriginLeasesItsQueueFromDiskMinusRecor
     ASSERT_EQ(items.size(), 3u);
     for (const auto& item : items) {
       done.insert(item.url());
-      v1::FetchReport r;
-      r.set_lease_id(item.lease_id());
-      r.set_url(item.url());
-      r.set_status(v1::FETCH_STATUS_OK);
-      r.set_http_status(200);
-      const Completion c = s.Complete("f", r);
+      const Completion c = s.Complete("f", Report(item));
       store->StageDequeued(c.origin_index, c.seq);
       s.RecordedFinal(c.origin_index, UrlState::kDone);
     }
@@ -487,11 +473,7 @@ TEST(CrawlSchedulerRobotsTtlTest, RobotsTxtIsFetchedAgainAfterADay) {
   s.Enqueue("http://a/1", "http://a", 0);
   auto robots = s.Lease("f", 10);
   ASSERT_TRUE(robots.at(0).robots_only());
-  v1::FetchReport report;
-  report.set_lease_id(robots[0].lease_id());
-  report.set_url(robots[0].url());
-  report.set_status(v1::FETCH_STATUS_OK);
-  report.set_http_status(200);
+  v1::FetchReport report = Report(robots[0]);
   report.set_robots_txt("User-agent: *\nDisallow:\n");
   s.Complete("f", report);
   EXPECT_FALSE(s.Lease("f", 10).at(0).robots_only()) << "fresh rules are used";

@@ -3,12 +3,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <chrono>
-#include <thread>
 
 #include "tests/support/crawl_output.h"
-#include "tests/support/generated_site.h"
-#include "tests/support/test_http_server.h"
+#include "tests/support/served_site_test.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::testing {
@@ -16,15 +13,9 @@ namespace {
 
 constexpr int kPages = 300;
 
-class CrashResumeTest : public ::testing::Test {
+class CrashResumeTest : public ServedSiteTest {
  protected:
-  void SetUp() override {
-    served_ = std::make_unique<ServedSite>(kPages);
-    foreign_ = served_->foreign.get();
-    server_ = served_->server.get();
-    site_ = served_->site.get();
-    dir_ = MakeTempDir("crash");
-  }
+  CrashResumeTest() : ServedSiteTest(kPages, "crash") {}
 
   std::vector<std::string> CrawlArgs() {
     // A politeness delay stretches the crawl (~300 x 10 ms / 2 per host)
@@ -37,38 +28,13 @@ class CrashResumeTest : public ::testing::Test {
     crawl.Start(CrawlArgs(), dir_ + "/" + log, {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
   }
 
-  bool WaitForRequests(uint64_t n) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (server_->total_requests() >= n) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
-  }
-
   void KillChild(TestProcess& crawl, const std::string& comm) {
     auto pids = ChildPids(crawl.pid(), comm);
     ASSERT_FALSE(pids.empty()) << "no " << comm << " under the launcher";
     kill(pids[0], SIGKILL);
   }
 
-  // Every page stored exactly once; nothing out of scope.
-  void ExpectEveryPageStoredOnce() {
-    auto index = ReadIndex(dir_ + "/out");
-    for (const auto& url : site_->ExpectedOk()) {
-      auto it = index.find(url);
-      ASSERT_NE(it, index.end()) << "page not stored: " << url;
-      EXPECT_EQ(it->second.size(), 1u) << "stored twice: " << url;
-    }
-    EXPECT_EQ(index.size(), site_->ExpectedOk().size() + site_->ExpectedNotFound().size());
-    EXPECT_EQ(foreign_->total_requests(), 0u);
-  }
-
-  std::unique_ptr<ServedSite> served_;
-  TestHttpServer* foreign_ = nullptr;
-  TestHttpServer* server_ = nullptr;
-  GeneratedSite* site_ = nullptr;
-  std::string dir_;
+  void ExpectEveryPageStoredOnce() { ServedSiteTest::ExpectEveryPageStoredOnce(dir_ + "/out"); }
 };
 
 TEST_F(CrashResumeTest, FrontierKilledMidCrawlIsRestartedAndResumes) {

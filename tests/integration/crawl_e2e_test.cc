@@ -10,9 +10,8 @@
 #include <thread>
 
 #include "tests/support/crawl_output.h"
-#include "tests/support/generated_site.h"
+#include "tests/support/served_site_test.h"
 #include "tests/support/gzip_file.h"
-#include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::testing {
@@ -27,38 +26,17 @@ int64_t NowMs() {
 
 // The site on 127.0.0.1 plus a "foreign" host on 127.0.0.2 that must never
 // be contacted.
-class SiteFixture : public ::testing::Test {
+class SiteFixture : public ServedSiteTest {
  protected:
-  void SetUp() override {
-    served_ = std::make_unique<ServedSite>(kPages);
-    foreign_ = served_->foreign.get();
-    server_ = served_->server.get();
-    site_ = served_->site.get();
-    out_ = MakeTempDir("crawl");
-  }
+  SiteFixture() : ServedSiteTest(kPages, "crawl") {}
 
   // Every page stored exactly once with the right status, nothing else
   // stored, nothing out of scope requested, every page requested once
   // except at most `max_refetched` (URLs in flight at a fetcher that left
   // are handed to another and fetched again).
   void ExpectCompleteCrawl(size_t max_refetched = 0) {
-    auto index = ReadIndex(out_ + "/out");
-    for (const auto& url : site_->ExpectedOk()) {
-      auto it = index.find(url);
-      if (it == index.end()) {
-        ADD_FAILURE() << "page not stored: " << url;
-        continue;
-      }
-      EXPECT_EQ(it->second.size(), 1u) << "stored more than once: " << url;
-      EXPECT_EQ(it->second[0].status, 200) << url;
-    }
-    for (const auto& url : site_->ExpectedNotFound()) {
-      auto it = index.find(url);
-      ASSERT_NE(it, index.end()) << "404 page not recorded: " << url;
-      EXPECT_EQ(it->second.size(), 1u) << url;
-      EXPECT_EQ(it->second[0].status, 404) << url;
-    }
-    EXPECT_EQ(index.size(), site_->ExpectedOk().size() + site_->ExpectedNotFound().size());
+    ExpectEveryPageStoredOnce(dir_ + "/out");
+    auto index = ReadIndex(dir_ + "/out");
     size_t refetched = 0;
     for (const auto& [target, count] : server_->request_counts()) {
       EXPECT_FALSE(site_->IsForbiddenPath(target)) << "fetched out-of-scope path " << target;
@@ -66,11 +44,10 @@ class SiteFixture : public ::testing::Test {
       if (count > 1) ++refetched;
     }
     EXPECT_LE(refetched, max_refetched) << "pages fetched more than once";
-    EXPECT_EQ(foreign_->total_requests(), 0u) << "contacted a host outside the scope";
     // A stored page's file holds the body the server sent.
     const std::string sample = server_->origin() + GeneratedSite::PagePath(42);
     ASSERT_TRUE(index.count(sample));
-    const std::string body = ReadFile(out_ + "/out/" + index[sample][0].file);
+    const std::string body = ReadFile(dir_ + "/out/" + index[sample][0].file);
     EXPECT_NE(body.find("<h1>Page 42</h1>"), std::string::npos);
   }
 
@@ -81,7 +58,7 @@ class SiteFixture : public ::testing::Test {
   }
   std::vector<std::string> WriterArgs(const std::string& endpoint, const std::string& frontier) {
     return {BinDir() + "/zcrawl-writer", "--bind", endpoint, "--frontier", frontier, "--out",
-            out_ + "/out", "--heartbeat-ms", "200"};
+            dir_ + "/out", "--heartbeat-ms", "200"};
   }
   std::vector<std::string> FetcherArgs(const std::string& frontier, const std::string& writer,
                                        const std::string& parser = "myhtml",
@@ -95,11 +72,11 @@ class SiteFixture : public ::testing::Test {
   // Exit code 0 is expected (a test failure otherwise).
   std::string CrawlInFormat(const std::string& format) {
     TestProcess crawl;
-    crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out", "--format",
+    crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", dir_ + "/out", "--format",
                  format, "--fetchers", "2", "--threads", "4", "--delay-ms", "0", "--per-host", "4"},
-                out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+                dir_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
     const auto code = crawl.Wait(120000);
-    const std::string log = ReadFile(out_ + "/crawl.log");
+    const std::string log = ReadFile(dir_ + "/crawl.log");
     EXPECT_EQ(code, std::optional<int>(0)) << "crawl failed or did not finish; log:\n" << log;
     return log;
   }
@@ -114,37 +91,21 @@ class SiteFixture : public ::testing::Test {
     }
     return std::stoull(log.substr(at + key.size() + 2));
   }
-
-  // Waits until the server has answered at least `n` requests.
-  bool WaitForRequests(uint64_t n, int timeout_ms) {
-    const int64_t deadline = NowMs() + timeout_ms;
-    while (NowMs() < deadline) {
-      if (server_->total_requests() >= n) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
-  }
-
-  std::unique_ptr<ServedSite> served_;
-  TestHttpServer* foreign_ = nullptr;
-  TestHttpServer* server_ = nullptr;
-  GeneratedSite* site_ = nullptr;
-  std::string out_;
 };
 
 TEST_F(SiteFixture, RunCrawlStoresEveryReachablePageOnceAndExitsPromptly) {
   TestProcess crawl;
-  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out",
+  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", dir_ + "/out",
                "--fetchers", "2", "--threads", "4", "--delay-ms", "0", "--per-host", "4"},
-              out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+              dir_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
   auto code = crawl.Wait(120000);
-  ASSERT_TRUE(code.has_value()) << "crawl did not finish; log:\n" << ReadFile(out_ + "/crawl.log");
+  ASSERT_TRUE(code.has_value()) << "crawl did not finish; log:\n" << ReadFile(dir_ + "/crawl.log");
   const int64_t exited_ms = NowMs();
-  EXPECT_EQ(*code, 0) << ReadFile(out_ + "/crawl.log");
+  EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/crawl.log");
   ExpectCompleteCrawl();
   // Ends promptly once the work is done: no fixed sleeps, no hang.
-  EXPECT_LT(exited_ms - server_->last_request_ms(), 5000) << ReadFile(out_ + "/crawl.log");
-  EXPECT_NE(ReadFile(out_ + "/crawl.log").find("crawl: finished"), std::string::npos);
+  EXPECT_LT(exited_ms - server_->last_request_ms(), 5000) << ReadFile(dir_ + "/crawl.log");
+  EXPECT_NE(ReadFile(dir_ + "/crawl.log").find("crawl: finished"), std::string::npos);
 }
 
 // --scope web follows links to any host; the per-domain budget then bounds
@@ -153,20 +114,20 @@ TEST_F(SiteFixture, RunCrawlStoresEveryReachablePageOnceAndExitsPromptly) {
 TEST_F(SiteFixture, WebScopeFollowsOtherHostsWithinTheirDomainBudget) {
   constexpr int kBudget = 10;
   TestProcess crawl;
-  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", out_ + "/out",
+  crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", dir_ + "/out",
                "--fetchers", "1", "--threads", "4", "--delay-ms", "0", "--per-host", "4",
                "--scope", "web", "--max-pages-per-domain", std::to_string(kBudget)},
-              out_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+              dir_ + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
   auto code = crawl.Wait(120000);
-  ASSERT_TRUE(code.has_value()) << ReadFile(out_ + "/crawl.log");
-  EXPECT_EQ(*code, 0) << ReadFile(out_ + "/crawl.log");
+  ASSERT_TRUE(code.has_value()) << ReadFile(dir_ + "/crawl.log");
+  EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/crawl.log");
   uint64_t foreign_pages = 0;
   for (const auto& [target, count] : foreign_->request_counts()) {
     if (target != "/robots.txt") foreign_pages += count;
   }
   EXPECT_GT(foreign_pages, 0u) << "links to another host were not followed";
   EXPECT_LE(foreign_pages, static_cast<uint64_t>(kBudget));
-  auto index = ReadIndex(out_ + "/out");
+  auto index = ReadIndex(dir_ + "/out");
   size_t foreign_stored = 0;
   for (const auto& [url, entries] : index) foreign_stored += url.rfind(foreign_->origin(), 0) == 0;
   EXPECT_EQ(foreign_stored, foreign_pages);
@@ -179,18 +140,18 @@ TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithBlocksCompressedByTheFetchers) {
   // gzip member).
   const std::string log = CrawlInFormat("warc");
   const size_t expected = site_->ExpectedOk().size() + site_->ExpectedNotFound().size();
-  auto index = ReadIndex(out_ + "/out", "zcrawl-index.jsonl");
+  auto index = ReadIndex(dir_ + "/out", "zcrawl-index.jsonl");
   EXPECT_EQ(index.size(), expected);
   for (const auto& [url, entries] : index) EXPECT_EQ(entries.size(), 1u) << url;
 
   TestProcess check;
-  check.Start({"/usr/bin/env", "python3", SourceDir() + "/tests/writer/warc_check.py", "--no-details", out_ + "/out"},
-              out_ + "/check.log");
+  check.Start({"/usr/bin/env", "python3", SourceDir() + "/tests/writer/warc_check.py", "--no-details", dir_ + "/out"},
+              dir_ + "/check.log");
   auto checked = check.Wait(60000);
   ASSERT_TRUE(checked.has_value());
-  EXPECT_EQ(*checked, 0) << ReadFile(out_ + "/check.log");
-  const auto summary = nlohmann::json::parse(ReadFile(out_ + "/check.log"), nullptr, false);
-  ASSERT_FALSE(summary.is_discarded()) << ReadFile(out_ + "/check.log");
+  EXPECT_EQ(*checked, 0) << ReadFile(dir_ + "/check.log");
+  const auto summary = nlohmann::json::parse(ReadFile(dir_ + "/check.log"), nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << ReadFile(dir_ + "/check.log");
   EXPECT_EQ(summary["by_type"]["response"], expected);
   EXPECT_EQ(summary["by_type"]["request"], expected);
 
@@ -209,7 +170,7 @@ TEST_F(SiteFixture, JsonlCrawlStoresEveryPageWhileTheBodiesStayWithTheFetchers) 
   // the bodies' bytes from body_length.
   const std::string log = CrawlInFormat("jsonl");
   std::map<std::string, nlohmann::json> pages;
-  const std::string lines = ReadFile(out_ + "/out/pages.jsonl");
+  const std::string lines = ReadFile(dir_ + "/out/pages.jsonl");
   for (size_t at = 0, end; (end = lines.find('\n', at)) != std::string::npos; at = end + 1) {
     auto page = nlohmann::json::parse(lines.substr(at, end - at), nullptr, false);
     ASSERT_FALSE(page.is_discarded()) << lines.substr(at, end - at);
@@ -232,14 +193,14 @@ TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) 
   const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   TestProcess frontier, writer, early, late;
   // A small politeness delay stretches the crawl so the fetchers overlap.
-  frontier.Start(FrontierArgs(frontier_ep, 5), out_ + "/frontier.log");
-  writer.Start(WriterArgs(writer_ep, frontier_ep), out_ + "/writer.log");
-  early.Start(FetcherArgs(frontier_ep, writer_ep), out_ + "/early.log");
-  ASSERT_TRUE(WaitForRequests(30, 30000)) << ReadFile(out_ + "/frontier.log");
+  frontier.Start(FrontierArgs(frontier_ep, 5), dir_ + "/frontier.log");
+  writer.Start(WriterArgs(writer_ep, frontier_ep), dir_ + "/writer.log");
+  early.Start(FetcherArgs(frontier_ep, writer_ep), dir_ + "/early.log");
+  ASSERT_TRUE(WaitForRequests(30, 30000)) << ReadFile(dir_ + "/frontier.log");
   // The late fetcher parses with gumbo and fetches with a thread per URL
   // (--io blocking), the early one uses MyHTML on its event loop: the
   // crawl's result must depend on neither.
-  late.Start(FetcherArgs(frontier_ep, writer_ep, "gumbo", "blocking"), out_ + "/late.log");
+  late.Start(FetcherArgs(frontier_ep, writer_ep, "gumbo", "blocking"), dir_ + "/late.log");
   ASSERT_TRUE(WaitForRequests(120, 30000));
   early.Signal(SIGTERM);  // leaves early, politely: its leases go back at once
   auto early_code = early.Wait(10000);
@@ -248,10 +209,10 @@ TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) 
   EXPECT_LT(server_->total_requests(), static_cast<uint64_t>(kPages)) << "crawl ended too soon to test";
 
   auto frontier_code = frontier.Wait(120000);
-  ASSERT_TRUE(frontier_code.has_value()) << ReadFile(out_ + "/frontier.log");
+  ASSERT_TRUE(frontier_code.has_value()) << ReadFile(dir_ + "/frontier.log");
   EXPECT_EQ(*frontier_code, 0);
-  EXPECT_EQ(late.Wait(10000).value_or(-1), 0) << ReadFile(out_ + "/late.log");
-  EXPECT_EQ(writer.Wait(10000).value_or(-1), 0) << ReadFile(out_ + "/writer.log");
+  EXPECT_EQ(late.Wait(10000).value_or(-1), 0) << ReadFile(dir_ + "/late.log");
+  EXPECT_EQ(writer.Wait(10000).value_or(-1), 0) << ReadFile(dir_ + "/writer.log");
   // What the leaver held (4 workers + 4 prefetched) may be fetched again.
   ExpectCompleteCrawl(/*max_refetched=*/8);
 }
@@ -260,24 +221,24 @@ TEST_F(SiteFixture, KilledFetcherLeasesReturnAndTheCrawlCompletes) {
   const std::string frontier_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   TestProcess frontier, writer, victim, survivor;
-  frontier.Start(FrontierArgs(frontier_ep, 5), out_ + "/frontier.log");
-  writer.Start(WriterArgs(writer_ep, frontier_ep), out_ + "/writer.log");
-  victim.Start(FetcherArgs(frontier_ep, writer_ep), out_ + "/victim.log");
-  survivor.Start(FetcherArgs(frontier_ep, writer_ep), out_ + "/survivor.log");
-  ASSERT_TRUE(WaitForRequests(60, 30000)) << ReadFile(out_ + "/frontier.log");
+  frontier.Start(FrontierArgs(frontier_ep, 5), dir_ + "/frontier.log");
+  writer.Start(WriterArgs(writer_ep, frontier_ep), dir_ + "/writer.log");
+  victim.Start(FetcherArgs(frontier_ep, writer_ep), dir_ + "/victim.log");
+  survivor.Start(FetcherArgs(frontier_ep, writer_ep), dir_ + "/survivor.log");
+  ASSERT_TRUE(WaitForRequests(60, 30000)) << ReadFile(dir_ + "/frontier.log");
   victim.Signal(SIGKILL);  // no goodbye: the frontier must notice the silence
   EXPECT_EQ(victim.Wait(5000).value_or(-1), 128 + SIGKILL);
 
   auto frontier_code = frontier.Wait(120000);
-  ASSERT_TRUE(frontier_code.has_value()) << ReadFile(out_ + "/frontier.log");
+  ASSERT_TRUE(frontier_code.has_value()) << ReadFile(dir_ + "/frontier.log");
   EXPECT_EQ(*frontier_code, 0);
   EXPECT_EQ(survivor.Wait(10000).value_or(-1), 0);
   EXPECT_EQ(writer.Wait(10000).value_or(-1), 0);
-  EXPECT_NE(ReadFile(out_ + "/frontier.log").find("peer lost"), std::string::npos);
+  EXPECT_NE(ReadFile(dir_ + "/frontier.log").find("peer lost"), std::string::npos);
   // The victim may have fetched a page whose report it never sent; it is
   // fetched again, so allow a second request for those few, but every page
   // is stored exactly once.
-  auto index = ReadIndex(out_ + "/out");
+  auto index = ReadIndex(dir_ + "/out");
   for (const auto& url : site_->ExpectedOk()) {
     ASSERT_TRUE(index.count(url)) << "page not stored: " << url;
     EXPECT_EQ(index[url].size(), 1u) << url;

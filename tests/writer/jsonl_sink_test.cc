@@ -1,9 +1,6 @@
 #include "writer/jsonl_sink.h"
 #include "writer/page_json.h"
 
-#include <signal.h>
-#include <sys/resource.h>
-
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -12,6 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "tests/support/base64_decode.h"
+#include "tests/support/file_size_limit.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -44,23 +44,7 @@ std::vector<json> ReadLines(const fs::path& p) {
   return out;
 }
 
-std::string Base64DecodeForTest(const std::string& s) {
-  static const std::string kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : s) {
-    if (c == '=') break;
-    acc = (acc << 6) | static_cast<uint32_t>(kAlphabet.find(c));
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
+using zcrawl::testing::Base64DecodeForTest;
 
 v1::Page MakePage(int i) {
   v1::Page page;
@@ -232,26 +216,7 @@ TEST_F(JsonlSinkTest, WriteWithoutOpenFails) {
   EXPECT_EQ(sink.Write(MakePage(0)).code(), StatusCode::kInternal);
 }
 
-// RLIMIT_FSIZE makes write() fail with EFBIG past a size: a real I/O error
-// without a fake file system.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    ::getrlimit(RLIMIT_FSIZE, &saved_);
-    old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
-    rlimit limit = saved_;
-    limit.rlim_cur = bytes;
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-  }
-  ~FileSizeLimit() {
-    ::setrlimit(RLIMIT_FSIZE, &saved_);
-    ::signal(SIGXFSZ, old_handler_);
-  }
-
- private:
-  rlimit saved_{};
-  sighandler_t old_handler_;
-};
+using zcrawl::testing::FileSizeLimit;
 
 TEST_F(JsonlSinkTest, FailedFlushLeavesNoTornLineAndWritingResumes) {
   options_.jsonl_body = true;

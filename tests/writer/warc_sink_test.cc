@@ -6,8 +6,6 @@
 #include "writer/warc_sink.h"
 
 #include <openssl/sha.h>
-#include <signal.h>
-#include <sys/resource.h>
 
 #include <gtest/gtest.h>
 
@@ -26,6 +24,7 @@
 
 #include "common/encoding.h"
 #include "warc/compressed_warc_blocks.h"
+#include "tests/support/file_size_limit.h"
 #include "tests/support/gzip_members.h"
 
 namespace zcrawl::writer {
@@ -609,26 +608,7 @@ TEST_F(WarcSinkTest, OpenFailsWhenTheFolderCannotBeCreated) {
   EXPECT_FALSE(sink.Open().ok());
 }
 
-// RLIMIT_FSIZE makes write() fail with EFBIG past a size: a real I/O error
-// without a fake file system.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    ::getrlimit(RLIMIT_FSIZE, &saved_);
-    old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
-    rlimit limit = saved_;
-    limit.rlim_cur = bytes;
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-  }
-  ~FileSizeLimit() {
-    ::setrlimit(RLIMIT_FSIZE, &saved_);
-    ::signal(SIGXFSZ, old_handler_);
-  }
-
- private:
-  rlimit saved_{};
-  sighandler_t old_handler_;
-};
+using zcrawl::testing::FileSizeLimit;
 
 TEST_F(WarcSinkTest, FailedFlushCutsTheFileBackAndTheNextPagesGoToANewFile) {
   WarcSink sink(options_);
