@@ -99,6 +99,7 @@ void Broker::WriteSummary() const {
       .Key("over_limit").Uint(counters_.links_over_limit)
       .EndObject();
   json.Key("malformed_messages").Uint(counters_.malformed_messages);
+  json.Key("peers_lost").Uint(counters_.peers_lost);  // declared dead after liveness x heartbeat of silence
   // What the memory budget bought: the frontier's own peak, and how much of
   // the queues and seen checks went to disk.
   rusage usage{};
