@@ -4,10 +4,12 @@
     bench_report.py WORK_DIR
 
 Reads WORK_DIR/machine.txt, runs.tsv (one line per crawl), ceiling.tsv (wrk),
-micro.txt (Google Benchmark output), profile-*.txt and the sinks part's
-sinks-R.json / sinks-dd-R.txt when present. Every
-figure per crawler is the median over its rounds (each metric on its own);
-ratios are taken between those medians.
+disk.tsv (the output file system's dd per round), micro.txt (Google Benchmark
+output), profile-*.txt and the sinks part's sinks-R.json / sinks-dd-R.txt
+when present. Every figure per crawler is the median over its rounds (each
+metric on its own); ratios between crawlers are taken between those medians,
+except this build against --baseline-bin's (labels LABEL and LABEL@base),
+which is the median of the per-round ratios: both ran in the same round.
 """
 import glob
 import json
@@ -55,6 +57,22 @@ def in_flight(flags):
   return flag("fetchers", 2) * flag("threads", 16), flag("per-host", 2)
 
 
+def tree_ms(run, key):
+  """The whole tree's user_ms or sys_ms of one crawl (NaN from older runs.tsv)."""
+  v = run["detail"].get(key)
+  return float(v) if v not in (None, "") else float("nan")
+
+
+def with_baselines(labels, present):
+  """labels in order, each followed by its LABEL@base when that ran."""
+  out = []
+  for label in labels:
+    for name in (label, label + "@base"):
+      if name in present:
+        out.append(name)
+  return out
+
+
 def summarize(runs):
   s = {
       "n": len(runs),
@@ -66,6 +84,8 @@ def summarize(runs):
       "pps_min": min(r["stored"] / r["wall"] for r in runs),
       "pps_max": max(r["stored"] / r["wall"] for r in runs),
       "cpu_per_page": statistics.median(r["cpu_ms"] / max(r["stored"], 1) for r in runs),
+      "user_per_page": statistics.median(tree_ms(r, "user_ms") / max(r["stored"], 1) for r in runs),
+      "sys_per_page": statistics.median(tree_ms(r, "sys_ms") / max(r["stored"], 1) for r in runs),
       "cpu_s": statistics.median(r["cpu_ms"] / 1000 for r in runs),
       "rss_mb": statistics.median(r["rss_kb"] / 1024 for r in runs),
       "load": (min(r["load"] for r in runs), max(r["load"] for r in runs)),
@@ -175,6 +195,88 @@ def sink_section(work, p):
   p("")
 
 
+def per_page(run, key):
+  """CPU ms per stored page of one crawl: "cpu" (the whole tree), "user_ms" or
+  "sys_ms" (the tree's), or a zcrawl process kind's own (frontier, ...)."""
+  pages = max(run["stored"], 1)
+  if key == "cpu":
+    return run["cpu_ms"] / pages
+  if key in ("user_ms", "sys_ms"):
+    return tree_ms(run, key) / pages
+  m = re.match(r"(\d+)ms/", run["detail"].get(key, ""))
+  return int(m.group(1)) / pages if m else float("nan")
+
+
+BASELINE_METRICS = (
+    ("pages/s", lambda r: r["stored"] / r["wall"]),
+    ("CPU ms/page", lambda r: per_page(r, "cpu")),
+    ("user", lambda r: per_page(r, "user_ms")),
+    ("sys", lambda r: per_page(r, "sys_ms")),
+    ("frontier", lambda r: per_page(r, "frontier")),
+    ("fetchers", lambda r: per_page(r, "fetcher")),
+    ("writer", lambda r: per_page(r, "writer")),
+)
+
+
+def baseline_pairs(runs):
+  """{(scenario, label): [(this run, baseline run)]}, paired by round."""
+  index = {(r["scenario"], r["label"], r["round"]): r for r in runs}
+  pairs = {}
+  for (scenario, label, rnd), base in sorted(index.items()):
+    if not label.endswith("@base"):
+      continue
+    this = index.get((scenario, label[:-len("@base")], rnd))
+    if this is not None:
+      pairs.setdefault((scenario, this["label"]), []).append((this, base))
+  return pairs
+
+
+def baseline_section(machine, runs, p):
+  pairs = baseline_pairs(runs)
+  if not pairs:
+    return
+  p("## This build against the baseline")
+  p("")
+  p("This build: `%s`; baseline (`--baseline-bin`): `%s`. Both crawled in every round, the order "
+    "flipped every round; each cell is the median over rounds of this build's figure divided by the "
+    "baseline's in the same round (min-max in brackets): pages/s above 1, CPU below 1 favour this "
+    "build. user and sys: the whole tree's; frontier, fetchers, writer: each process's own CPU per "
+    "page." % (machine.get("build"), machine.get("baseline")))
+  p("")
+  p("| scenario | crawler | rounds | " + " | ".join(name for name, _ in BASELINE_METRICS) + " |")
+  p("|---|---|---:|" + "---:|" * len(BASELINE_METRICS))
+  for (scenario, label), rounds in sorted(pairs.items()):
+    cells = []
+    for _, metric in BASELINE_METRICS:
+      ratios = [metric(t) / metric(b) for t, b in rounds if metric(b) > 0]
+      ratios = [x for x in ratios if x == x]  # NaN: a figure an older build did not log
+      cells.append("%.3f (%.2f-%.2f)" % (statistics.median(ratios), min(ratios), max(ratios))
+                   if ratios else "-")
+    p("| %s | %s | %d | %s |" % (scenario, label, len(rounds), " | ".join(cells)))
+  p("")
+
+
+def disk_section(machine, work, p):
+  path = os.path.join(work, "disk.tsv")
+  rows = []
+  if os.path.exists(path):
+    for line in open(path):
+      f = line.rstrip("\n").split("\t")
+      if len(f) >= 3:
+        rows.append((f[0], f[1], dd_mb_per_s(f[2])))
+  if not rows:
+    return
+  p("## The output file system before each round (%s)" % machine.get("out_fs", "?"))
+  p("")
+  p("dd bs=1M count=256 conv=fsync into the crawls' output folder, just before the round's crawls.")
+  p("")
+  p("| scenario | round | MB/s |")
+  p("|---|---:|---:|")
+  for scenario, rnd, mb in rows:
+    p("| %s | %s | %s |" % (scenario, rnd, "%.0f" % mb if mb else "-"))
+  p("")
+
+
 def feed_section(work, p):
   """The writer process fed over ZeroMQ (writer_feed_bench), per sink."""
   rounds = []
@@ -241,6 +343,8 @@ def main():
       (min(loads), max(loads)))
     p("- site: %s pages, %.0f MB, 4 hosts on 127.0.0.2-5; rounds per crawler: %s (medians below)" % (
         machine.get("pages"), int(machine.get("site_bytes") or 0) / 1e6, machine.get("repeats")))
+    p("- crawl outputs on: %s%s" % (machine.get("out_fs", "?"),
+                                   " (--tmpfs: the disk taken out)" if machine.get("out_fs") == "tmpfs" else ""))
   p("")
 
   ceiling = {}
@@ -265,7 +369,8 @@ def main():
 
   fast = {label: summarize(v) for (sc, label), v in by.items() if sc == "fast"}
   if fast:
-    p("## Zero latency: the whole site, every page written to disk")
+    p("## Zero latency: the whole site, every page written to %s" % (
+        "a tmpfs (--tmpfs)" if machine.get("out_fs") == "tmpfs" else "disk"))
     p("")
     p("zcrawl flags: `%s --delay-ms 0 --no-robots --format %s`; wget2 `--max-threads %s`." % (
         machine.get("zc_fast"), machine.get("zc_format", "files"), machine.get("wget2_threads")))
@@ -274,21 +379,22 @@ def main():
       "(a thread per fetch, the same-run baseline of the event loop); zcrawl-myhtml-ph16: "
       "`%s --parser myhtml`." % machine.get("zc_fast_ph16"))
     p("")
-    p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | peak RSS MB (sum) |")
-    p("|---|---|---:|---:|---:|---:|---:|")
-    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-myhtml-ph16", "wget2", "wget"):
-      if label in fast:
-        s = fast[label]
-        p("| %s | %s | %.1f | %.0f (%.0f-%.0f) | %.1f | %.3f | %.1f |" % (
-            label, stored_cell(s), s["wall"], s["pps"], s["pps_min"], s["pps_max"], s["cpu_s"],
-            s["cpu_per_page"], s["rss_mb"]))
+    p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | user | sys | peak RSS MB (sum) |")
+    p("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label in with_baselines(("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-myhtml-ph16", "wget2",
+                                 "wget"), fast):
+      s = fast[label]
+      p("| %s | %s | %.1f | %.0f (%.0f-%.0f) | %.1f | %.3f | %.3f | %.3f | %.1f |" % (
+          label, stored_cell(s), s["wall"], s["pps"], s["pps_min"], s["pps_max"], s["cpu_s"],
+          s["cpu_per_page"], s["user_per_page"], s["sys_per_page"], s["rss_mb"]))
     p("")
     zlabels = [l for l in ("zcrawl", "zcrawl-myhtml") if l in fast]
     if zlabels:
-      p("Ratios (zcrawl / other; speed >1 and CPU, RSS <1 favour zcrawl):")
-      p("")
-      p("| zcrawl run | against | pages/s | CPU ms/page | peak RSS |")
-      p("|---|---|---:|---:|---:|")
+      if "wget2" in fast or "wget" in fast:
+        p("Ratios (zcrawl / other; speed >1 and CPU, RSS <1 favour zcrawl):")
+        p("")
+        p("| zcrawl run | against | pages/s | CPU ms/page | peak RSS |")
+        p("|---|---|---:|---:|---:|")
       for zl in zlabels:
         z = fast[zl]
         for other in ("wget2", "wget"):
@@ -307,7 +413,7 @@ def main():
         p("Event loop / blocking (zcrawl-myhtml / zcrawl-blocking): %.2fx pages/s, %.2fx CPU ms/page, "
           "%.2fx peak RSS." % (m["pps"] / b["pps"], m["cpu_per_page"] / b["cpu_per_page"],
                                m["rss_mb"] / b["rss_mb"]))
-      for zl in [l for l in ("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-myhtml-ph16") if l in fast]:
+      for zl in with_baselines(("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-myhtml-ph16"), fast):
         split = process_split(by[("fast", zl)])
         if not split:
           continue
@@ -358,22 +464,21 @@ def main():
     p("Concurrency bound = requests in flight / latency. zcrawl `%s` and `%s`; wget2 `--max-threads %s`." % (
         machine.get("zc_slow"), machine.get("zc_slow16"), machine.get("wget2_threads")))
     p("")
-    p("| crawler | in flight | bound pages/s | pages stored | wall s | pages/s | of bound | CPU ms/page | peak RSS MB |")
-    p("|---|---:|---:|---|---:|---:|---:|---:|---:|")
+    p("| crawler | in flight | bound pages/s | pages stored | wall s | pages/s | of bound | CPU ms/page | user | sys | peak RSS MB |")
+    p("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     hosts = 4
-    for label in ("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16", "wget2"):
-      if label not in slow:
-        continue
+    for label in with_baselines(("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16", "wget2"), slow):
       s = slow[label]
       if label == "wget2":
         flight = int(machine.get("wget2_threads", "16"))
       else:
-        slots, per_host = in_flight(machine.get("zc_slow16" if label == "zcrawl-16" else "zc_slow", ""))
+        sixteen = label.split("@")[0] == "zcrawl-16"
+        slots, per_host = in_flight(machine.get("zc_slow16" if sixteen else "zc_slow", ""))
         flight = min(slots, per_host * hosts)
       bound = flight * 1000.0 / latency_ms
-      p("| %s | %d | %.0f | %s | %.1f | %.0f | %.0f%% | %.3f | %.1f |" % (
+      p("| %s | %d | %.0f | %s | %.1f | %.0f | %.0f%% | %.3f | %.3f | %.3f | %.1f |" % (
           label, flight, bound, stored_cell(s), s["wall"], s["pps"], 100 * s["pps"] / bound,
-          s["cpu_per_page"], s["rss_mb"]))
+          s["cpu_per_page"], s["user_per_page"], s["sys_per_page"], s["rss_mb"]))
     if "wget2" in slow:
       p("")
       for zl in ("zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16"):
@@ -393,6 +498,9 @@ def main():
       p("zcrawl-myhtml at %g ms reaches %.0f%% of its own zero-latency rate in this run (the CPU bound)." % (
           latency_ms, 100 * slow["zcrawl-myhtml"]["pps"] / fast["zcrawl-myhtml"]["pps"]))
     p("")
+
+  baseline_section(machine, runs, p)
+  disk_section(machine, work, p)
 
   mem = by.get(("memory", "zcrawl-100"))
   if mem and ("fast", "zcrawl") in by:

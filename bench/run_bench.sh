@@ -88,6 +88,19 @@
 #                        seen filter rebuilt, RSS, rates)
 #   --scale-args ARGS    frontier-scale: more frontier_scale_bench flags, e.g.
 #                        "--hosts 100000 --fetchers 2" (its --help lists them)
+#   --baseline-bin DIR   another zcrawl build's bin folder (zcrawl-crawl and its
+#                        components): every zcrawl crawl of "fast", "slow" and
+#                        "endless" also runs with it, labelled LABEL@base, in
+#                        the same round, the order flipped every round (this
+#                        build first in odd rounds), and the report compares
+#                        the two round by round. `./run bench --baseline-rev
+#                        REV` builds REV's programs and passes this.
+#   --tmpfs              crawl outputs (and zcrawl's state in them) on a tmpfs
+#                        (/dev/shm), each deleted after its crawl: the disk
+#                        taken out, to compare the crawlers' own CPU
+#
+# Before every round of "fast" and "slow" the output file system's own speed
+# is measured (dd of 256 MiB, conv=fsync) and reported beside the rounds.
 #
 # Measurement (the same for every crawler):
 #   wall     date before and after the command, the whole process tree's
@@ -153,6 +166,8 @@ SCALE_SECONDS=3600
 SCALE_MEMORY_MB=1024
 SCALE_KILL_RESUME=0
 SCALE_ARGS=""
+BASE_BIN_DIR=""
+TMPFS=0
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -178,6 +193,8 @@ while [ $# -gt 0 ]; do
     --scale-memory-mb) SCALE_MEMORY_MB="$2"; shift 2 ;;
     --kill-resume) SCALE_KILL_RESUME=1; shift ;;
     --scale-args) SCALE_ARGS="$2"; shift 2 ;;
+    --baseline-bin) BASE_BIN_DIR="$(cd "$2" && pwd)"; shift 2 ;;
+    --tmpfs) TMPFS=1; shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_bench: unknown option $1" >&2; exit 2 ;;
   esac
@@ -215,6 +232,11 @@ if part frontier-scale; then needed_bins+=(zcrawl-frontier frontier_scale_bench)
 for b in "${needed_bins[@]}"; do
   [ -x "$BIN_DIR/$b" ] || { log "no $BIN_DIR/$b: build first (./run setup; frontier_scale_bench: ./run bench)"; exit 1; }
 done
+if [ -n "$BASE_BIN_DIR" ]; then
+  for b in zcrawl-crawl zcrawl-frontier zcrawl-writer zcrawl-fetcher; do
+    [ -x "$BASE_BIN_DIR/$b" ] || { log "no $BASE_BIN_DIR/$b: --baseline-bin wants a zcrawl build's bin folder"; exit 1; }
+  done
+fi
 
 # --- Working folder, cleanup --------------------------------------------------
 
@@ -222,6 +244,12 @@ if [ -z "$WORK" ]; then WORK="$(mktemp -d /tmp/zcrawl-bench.XXXXXX)"; fi
 mkdir -p "$WORK"/{logs,out,nginx}
 chmod 755 "$WORK"
 NGINX_PID=""
+# Where the crawls write: WORK/out, or with --tmpfs a folder on /dev/shm.
+OUT_ROOT="$WORK/out"
+if [ "$TMPFS" = 1 ]; then
+  [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || { log "--tmpfs: /dev/shm is not a tmpfs here"; exit 1; }
+  OUT_ROOT="$(mktemp -d /dev/shm/zcrawl-bench-out.XXXXXX)"
+fi
 
 stop_nginx() {
   if [ -n "$NGINX_PID" ]; then
@@ -235,8 +263,10 @@ cleanup() {
   if [ "$KEEP" = 1 ]; then
     log "kept $WORK"
   else
-    rm -rf "$WORK/out" "$WORK/bin" "$WORK/site" "$WORK"/perf-*.data "$WORK/frontier-scale/state"
+    rm -rf "$WORK/out" "$WORK/bin" "$WORK/bin-base" "$WORK/site" "$WORK"/perf-*.data "$WORK/frontier-scale/state"
   fi
+  # A tmpfs holds RAM: never left behind, --keep or not.
+  if [ "$TMPFS" = 1 ]; then rm -rf "$OUT_ROOT"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -342,9 +372,14 @@ if crawl_parts; then
     WRAP="$WORK/bench_rusage_wrap"
     g++ -std=c++20 -O2 -o "$WRAP" "$BENCH_DIR/rusage_wrap.cc"
   fi
-  mkdir -p "$WORK/bin"
-  cp "$BIN_DIR/zcrawl-crawl" "$WORK/bin/zcrawl-crawl"
-  for b in zcrawl-frontier zcrawl-writer zcrawl-fetcher; do ln -sf "$WRAP" "$WORK/bin/$b"; done
+  # shadow_bin DIR REAL: a copy of REAL's launcher beside wrapped components.
+  shadow_bin() {
+    mkdir -p "$1"
+    cp "$2/zcrawl-crawl" "$1/zcrawl-crawl"
+    for b in zcrawl-frontier zcrawl-writer zcrawl-fetcher; do ln -sf "$WRAP" "$1/$b"; done
+  }
+  shadow_bin "$WORK/bin" "$BIN_DIR"
+  if [ -n "$BASE_BIN_DIR" ]; then shadow_bin "$WORK/bin-base" "$BASE_BIN_DIR"; fi
 fi
 
 # --- Runs ----------------------------------------------------------------------
@@ -355,18 +390,20 @@ now() { date +%s.%N; }
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
 # run_crawler SCENARIO LABEL ROUND TOOL [zcrawl flags]: one complete crawl.
+# TOOL: zcrawl (this build), zcrawl-base (--baseline-bin's), wget or wget2.
 # Appends: scenario label round expected stored wall_s cpu_ms rss_kb load exit detail
+# (detail: user_ms, sys_ms of the whole tree, and per zcrawl process CPU/RSS)
 run_crawler() {
   local scenario="$1" label="$2" round="$3" tool="$4"
   local expected="${EXPECT:-$EXPECTED}"
   shift 4
-  local out="$WORK/out/$scenario-$label-$round"
+  local out="$OUT_ROOT/$scenario-$label-$round"
   local logf="$WORK/logs/$scenario-$label-$round.log"
   local rus="$WORK/logs/$scenario-$label-$round.rusage"
   local timef="$WORK/logs/$scenario-$label-$round.time"
   rm -rf "$out" "$rus" "$timef"
   if [ "$SETTLE" = 1 ]; then
-    rm -rf "$WORK/out"
+    rm -rf "$OUT_ROOT"/*
     sync
     if [ -w /proc/sys/vm/drop_caches ]; then echo 3 > /proc/sys/vm/drop_caches; fi
     sleep 35
@@ -379,11 +416,13 @@ run_crawler() {
   load="$(load1)"
   t0="$(now)"
   case "$tool" in
-    zcrawl)
+    zcrawl|zcrawl-base)
+      local real_bin="$BIN_DIR" shadow="$WORK/bin"
+      if [ "$tool" = zcrawl-base ]; then real_bin="$BASE_BIN_DIR" shadow="$WORK/bin-base"; fi
       # RUN_TIMEOUT_S (the endless web): stopped with SIGINT, as a user would.
-      ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$rus" \
+      ZCRAWL_BENCH_REAL_BIN_DIR="$real_bin" ZCRAWL_BENCH_RUSAGE_LOG="$rus" \
         ${RUN_TIMEOUT_S:+timeout -s INT "$RUN_TIMEOUT_S"} \
-        "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${seeds[@]}" "$@" --delay-ms 0 --no-robots \
+        "$WRAP" --exec "$shadow/zcrawl-crawl" "${seeds[@]}" "$@" --delay-ms 0 --no-robots \
         --out "$out" --format "$ZC_FORMAT" --log-level warn >"$logf" 2>&1 || code=$?
       ;;
     wget)
@@ -397,7 +436,7 @@ run_crawler() {
       ;;
   esac
   t1="$(now)"
-  if [ "$tool" = zcrawl ]; then
+  if [ "$tool" = zcrawl ] || [ "$tool" = zcrawl-base ]; then
     case "$ZC_FORMAT" in
       files) stored="$(find "$out" -type f ! -path "$out/.zcrawl/*" ! -path "$out/index.jsonl" | wc -l)" ;;
       warc) stored="$(cat "$out"/*-index.jsonl 2>/dev/null | wc -l)" ;;  # one line per page
@@ -406,11 +445,11 @@ run_crawler() {
     # CPU: the launcher's wait4 figures cover the whole tree. RSS: own peaks.
     read -r cpu_ms rss_kb detail < <(awk '
       { name = $1; sub(/^zcrawl-/, "", name) }
-      $1 == "zcrawl-crawl" { total = $4 + $5; own_cpu["launcher"] += $7; own_rss["launcher"] += $8; rss += $8; next }
+      $1 == "zcrawl-crawl" { total = $4 + $5; user = $4; sys = $5; own_cpu["launcher"] += $7; own_rss["launcher"] += $8; rss += $8; next }
       { own_cpu[name] += $7; own_rss[name] += $8; rss += $8 }
       END {
-        d = ""
-        for (k in own_cpu) d = d (d == "" ? "" : ",") k ":" own_cpu[k] "ms/" own_rss[k] "kB"
+        d = "user_ms:" user ",sys_ms:" sys
+        for (k in own_cpu) d = d "," k ":" own_cpu[k] "ms/" own_rss[k] "kB"
         print total, rss, d
       }' "$rus")
     detail="$detail,index_lines:$(wc -l < "$out/index.jsonl" 2>/dev/null || echo 0)"
@@ -419,8 +458,11 @@ run_crawler() {
     # GNU time adds a "Command exited with non-zero status" line first on failure.
     read -r u s m < <(tail -1 "$timef" | awk '{ print $2, $3, $4 }')
     cpu_ms="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 }')"
+    detail="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "user_ms:%d,sys_ms:%d", u * 1000, s * 1000 }')"
     rss_kb="$m"
   fi
+  # On a tmpfs every output is RAM, and there is no inode window to respect.
+  if [ "$TMPFS" = 1 ]; then rm -rf "$out"; fi
   if [ -n "${RUN_TIMEOUT_S:-}" ]; then
     # A web without an end: what was stored is the crawl; SIGINT's exit is its end.
     expected="$stored"
@@ -441,11 +483,39 @@ run_crawler() {
 # right after a big delete cost several times more system CPU, whoever
 # creates them.
 settle() {
-  rm -rf "$WORK/out"
-  mkdir -p "$WORK/out"
+  rm -rf "${OUT_ROOT:?}"/*
+  [ "$TMPFS" = 1 ] && return 0  # a tmpfs has no such window
   sync
   log "waiting 35 s after deleting outputs (ext4 recently-deleted inode window)"
   sleep 35
+}
+
+# disk_probe SCENARIO ROUND: the output file system's own write speed now
+# (dd of 256 MiB with one fsync), reported beside the round's crawls: this
+# VM's disk changes speed within minutes, and wget2's cost follows it.
+disk_probe() {
+  local line
+  line="$(dd if=/dev/zero of="$OUT_ROOT/dd-probe.bin" bs=1M count=256 conv=fsync 2>&1 | tail -1)"
+  rm -f "$OUT_ROOT/dd-probe.bin"
+  printf '%s\t%s\t%s\n' "$1" "$2" "$line" >> "$WORK/disk.tsv"
+}
+
+# zcrawl_round SCENARIO LABEL ROUND FLAGS...: one crawl of this build and,
+# with --baseline-bin, one of the baseline labelled LABEL@base; this build
+# first in odd rounds, the baseline first in even ones, so that a drift of
+# the machine within a round falls on both equally over the rounds.
+zcrawl_round() {
+  local scenario="$1" label="$2" round="$3"
+  shift 3
+  if [ -z "$BASE_BIN_DIR" ]; then
+    run_crawler "$scenario" "$label" "$round" zcrawl "$@"
+  elif [ $((round % 2)) = 1 ]; then
+    run_crawler "$scenario" "$label" "$round" zcrawl "$@"
+    run_crawler "$scenario" "$label@base" "$round" zcrawl-base "$@"
+  else
+    run_crawler "$scenario" "$label@base" "$round" zcrawl-base "$@"
+    run_crawler "$scenario" "$label" "$round" zcrawl "$@"
+  fi
 }
 
 # wrk_ceiling LABEL CONNECTIONS [URL]: requests/s nginx serves on 127.0.0.2.
@@ -472,7 +542,14 @@ EOF
   log "nginx ceiling $label, $conns connections: $rps requests/s"
 }
 
+# source_rev BIN_DIR: " (REV)" when the build says which commit it is from
+# (./run bench --baseline-rev writes .zcrawl-source-rev beside its programs).
+source_rev() {
+  if [ -f "$1/.zcrawl-source-rev" ]; then printf ' (%s)' "$(cat "$1/.zcrawl-source-rev")"; fi
+}
+
 : > "$WORK/ceiling.tsv"
+: > "$WORK/disk.tsv"
 {
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "cores=$(nproc)"
@@ -493,6 +570,9 @@ EOF
   echo "wget2_threads=$WGET2_THREADS"
   echo "repeats=$REPEATS"
   echo "load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "out_fs=$(stat -f -c %T "$OUT_ROOT")"
+  echo "build=$BIN_DIR$(source_rev "$BIN_DIR")"
+  if [ -n "$BASE_BIN_DIR" ]; then echo "baseline=$BASE_BIN_DIR$(source_rev "$BASE_BIN_DIR")"; fi
 } > "$WORK/machine.txt"
 
 ENDLESS_SEEDS=()
@@ -504,7 +584,7 @@ endless_round() {
   RUN_SEEDS=("${ENDLESS_SEEDS[@]}")
   RUN_TIMEOUT_S="$ENDLESS_SECONDS"
   # shellcheck disable=SC2086
-  run_crawler endless zcrawl-myhtml "$1" zcrawl $ZC_FAST --parser myhtml
+  zcrawl_round endless zcrawl-myhtml "$1" $ZC_FAST --parser myhtml
   unset RUN_SEEDS RUN_TIMEOUT_S
 }
 
@@ -516,19 +596,20 @@ if part ceiling || part fast || part memory || part profile || part endless; the
   fi
   if part fast; then
     for ((r = 1; r <= REPEATS; r++)); do
+      disk_probe fast "$r"
       # shellcheck disable=SC2086
-      if crawler_on zcrawl; then run_crawler fast zcrawl "$r" zcrawl $ZC_FAST --parser gumbo; fi
+      if crawler_on zcrawl; then zcrawl_round fast zcrawl "$r" $ZC_FAST --parser gumbo; fi
       if crawler_on wget2; then run_crawler fast wget2 "$r" wget2; fi
       # shellcheck disable=SC2086
-      if crawler_on zcrawl-myhtml; then run_crawler fast zcrawl-myhtml "$r" zcrawl $ZC_FAST --parser myhtml; fi
+      if crawler_on zcrawl-myhtml; then zcrawl_round fast zcrawl-myhtml "$r" $ZC_FAST --parser myhtml; fi
       if crawler_on wget; then run_crawler fast wget "$r" wget; fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-blocking; then
-        run_crawler fast zcrawl-blocking "$r" zcrawl $ZC_FAST --parser myhtml --io blocking
+        zcrawl_round fast zcrawl-blocking "$r" $ZC_FAST --parser myhtml --io blocking
       fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-myhtml-ph16; then
-        run_crawler fast zcrawl-myhtml-ph16 "$r" zcrawl $ZC_FAST_PH16 --parser myhtml
+        zcrawl_round fast zcrawl-myhtml-ph16 "$r" $ZC_FAST_PH16 --parser myhtml
       fi
       # Alternated with the site's rounds, so the two read against each other.
       if part endless; then endless_round "$r"; fi
@@ -551,7 +632,7 @@ if part ceiling || part fast || part memory || part profile || part endless; the
       perf record -e cpu-clock -F 999 -o "$WORK/perf-$parser.data" -- \
         env ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$WORK/logs/profile-$parser.rusage" \
         "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --parser "$parser" --delay-ms 0 \
-        --no-robots --out "$WORK/out/profile-$parser" --format files --log-level warn \
+        --no-robots --out "$OUT_ROOT/profile-$parser" --format files --log-level warn \
         > "$WORK/logs/profile-$parser.log" 2>&1 || true
       report() { perf report -i "$WORK/perf-$parser.data" --no-children --stdio "$@" 2>/dev/null \
                    | grep -v '^#' | grep -v '^$' || true; }
@@ -572,17 +653,18 @@ fi
 if part slow; then
   start_nginx "$LATENCY_MS"
   for ((r = 1; r <= REPEATS; r++)); do
+    disk_probe slow "$r"
     # shellcheck disable=SC2086
-    if crawler_on zcrawl; then run_crawler slow zcrawl "$r" zcrawl $ZC_SLOW --parser gumbo; fi
+    if crawler_on zcrawl; then zcrawl_round slow zcrawl "$r" $ZC_SLOW --parser gumbo; fi
     if crawler_on wget2; then run_crawler slow wget2 "$r" wget2; fi
     # shellcheck disable=SC2086
-    if crawler_on zcrawl-myhtml; then run_crawler slow zcrawl-myhtml "$r" zcrawl $ZC_SLOW --parser myhtml; fi
+    if crawler_on zcrawl-myhtml; then zcrawl_round slow zcrawl-myhtml "$r" $ZC_SLOW --parser myhtml; fi
     # shellcheck disable=SC2086
     if crawler_on zcrawl-blocking; then
-      run_crawler slow zcrawl-blocking "$r" zcrawl $ZC_SLOW --parser myhtml --io blocking
+      zcrawl_round slow zcrawl-blocking "$r" $ZC_SLOW --parser myhtml --io blocking
     fi
     # shellcheck disable=SC2086
-    if crawler_on zcrawl-16; then run_crawler slow zcrawl-16 "$r" zcrawl $ZC_SLOW16; fi
+    if crawler_on zcrawl-16; then zcrawl_round slow zcrawl-16 "$r" $ZC_SLOW16; fi
   done
   stop_nginx
   settle
