@@ -277,6 +277,37 @@ def disk_section(machine, work, p):
   p("")
 
 
+def read_strace_counts(path):
+  """{syscall: calls} from an `strace -c` summary (the "total" line too)."""
+  counts = {}
+  if not os.path.exists(path):
+    return counts
+  for line in open(path):
+    f = line.split()
+    if len(f) in (5, 6) and not line.startswith(("%", "-")):
+      try:
+        counts[f[-1]] = int(f[3])
+      except ValueError:
+        pass
+  return counts
+
+
+def syscall_section(machine, work, p):
+  zc = read_strace_counts(os.path.join(work, "strace-zcrawl-myhtml.txt"))
+  wg = read_strace_counts(os.path.join(work, "strace-wget2.txt"))
+  if not zc or not wg:
+    return
+  pages = int(machine.get("pages", "1")) or 1
+  p("## Syscalls per page: zcrawl-myhtml against wget2 (strace -f -c, whole process trees, one crawl each)")
+  p("")
+  p("| syscall | zcrawl per page | wget2 per page |")
+  p("|---|---:|---:|")
+  names = sorted((k for k in set(zc) | set(wg) if k != "total"), key=lambda k: -(zc.get(k, 0) + wg.get(k, 0)))
+  for k in ["total"] + names[:20]:
+    p("| %s | %.2f | %.2f |" % (k, zc.get(k, 0) / pages, wg.get(k, 0) / pages))
+  p("")
+
+
 def feed_section(work, p):
   """The writer process fed over ZeroMQ (writer_feed_bench), per sink."""
   rounds = []
@@ -538,6 +569,16 @@ def main():
         out.extend(line.rstrip("\n") for line in open(path))
         p("```")
         p("")
+
+  path = os.path.join(work, "profile-wget2-sym.txt")
+  if os.path.exists(path) and os.path.getsize(path) > 0:
+    p("## Profile, wget2: top functions (perf record -e cpu-clock, the same site)")
+    p("")
+    p("```")
+    out.extend(line.rstrip("\n") for line in open(path))
+    p("```")
+    p("")
+  syscall_section(machine, work, p)
 
   sink_section(work, p)
   feed_section(work, p)

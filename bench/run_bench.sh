@@ -21,7 +21,9 @@
 #     frontier RSS is subtracted from the full crawl's to estimate frontier
 #     bytes per known URL (half: the marginal cost; 100: fixed costs included);
 #  7. "profile" (only when asked): perf record on one zcrawl crawl per
-#     parser (gumbo, myhtml), flat profiles per process;
+#     parser (gumbo, myhtml), flat profiles per process, and on one wget2
+#     crawl; then the syscalls of one zcrawl-myhtml and one wget2 crawl
+#     (strace -f -c), per page;
 #  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR;
 #  9. "sinks": the writer's throughput per sink (sink_throughput_bench)
 #     against the raw disk in the same run: `dd bs=1M count=1024
@@ -219,7 +221,7 @@ ECHO_MODULE=/usr/lib/nginx/modules/ngx_http_echo_module.so
 . "$(dirname "$0")/../tools/debian_packages.sh"
 ensure_tools() {
   local extra=()
-  part profile && extra+=(linux-perf)
+  part profile && extra+=(linux-perf strace)
   ensure_packages python3 "${BENCH_PACKAGES[@]}" "${extra[@]}" || exit 1
   [ -f "$ECHO_MODULE" ] || { log "no $ECHO_MODULE after installing libnginx-mod-http-echo"; exit 1; }
 }
@@ -500,6 +502,16 @@ disk_probe() {
   printf '%s\t%s\t%s\n' "$1" "$2" "$line" >> "$WORK/disk.tsv"
 }
 
+# warm_up SCENARIO FLAGS...: one crawl of each zcrawl build, not counted
+# (logs/SCENARIO-warmup-*), so that the first round does not pay for cold
+# binaries and site files alone: its build would always come out slower.
+warm_up() {
+  local scenario="$1"
+  shift
+  RUNS="$WORK/warmup.tsv" run_crawler "$scenario" warmup 0 zcrawl "$@"
+  if [ -n "$BASE_BIN_DIR" ]; then RUNS="$WORK/warmup.tsv" run_crawler "$scenario" warmup@base 0 zcrawl-base "$@"; fi
+}
+
 # zcrawl_round SCENARIO LABEL ROUND FLAGS...: one crawl of this build and,
 # with --baseline-bin, one of the baseline labelled LABEL@base; this build
 # first in odd rounds, the baseline first in even ones, so that a drift of
@@ -595,6 +607,10 @@ if part ceiling || part fast || part memory || part profile || part endless; the
     wrk_ceiling one-page 64 /s0/t0/p1.html
   fi
   if part fast; then
+    # shellcheck disable=SC2086
+    if crawler_on zcrawl || crawler_on zcrawl-myhtml || crawler_on zcrawl-blocking; then
+      warm_up fast $ZC_FAST --parser myhtml
+    fi
     for ((r = 1; r <= REPEATS; r++)); do
       disk_probe fast "$r"
       # shellcheck disable=SC2086
@@ -645,6 +661,28 @@ if part ceiling || part fast || part memory || part profile || part endless; the
       done
       log "profile: $WORK/profile-$parser-{comm,dso,sym}.txt"
     done
+    # wget2 on the same site with the same sampling, beside zcrawl's.
+    log "profiling one wget2 crawl with perf"
+    perf record -e cpu-clock -F 999 -o "$WORK/perf-wget2.data" -- \
+      wget2 -r -l inf -nv --no-robots --max-threads "$WGET2_THREADS" -D "$HOST_LIST" \
+      -P "$OUT_ROOT/profile-wget2" -o "$WORK/logs/profile-wget2.log" "${SEEDS[@]}" >/dev/null 2>&1 || true
+    perf report -i "$WORK/perf-wget2.data" --no-children --stdio --sort dso,sym 2>/dev/null \
+      | grep -v '^#' | grep -v '^$' | head -30 > "$WORK/profile-wget2-sym.txt" || true
+    # Syscalls of each whole process tree on the same crawl (strace -f -c:
+    # counts are exact, times are inflated by strace itself).
+    if command -v strace >/dev/null 2>&1; then
+      log "counting the syscalls of one zcrawl-myhtml and one wget2 crawl (strace -f -c)"
+      # shellcheck disable=SC2086
+      strace -f -c -o "$WORK/strace-zcrawl-myhtml.txt" -- \
+        env ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$WORK/logs/strace-zcrawl.rusage" \
+        "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --parser myhtml --delay-ms 0 \
+        --no-robots --out "$OUT_ROOT/strace-zcrawl" --format "$ZC_FORMAT" --log-level warn \
+        > "$WORK/logs/strace-zcrawl.log" 2>&1 || true
+      strace -f -c -o "$WORK/strace-wget2.txt" -- \
+        wget2 -r -l inf -nv --no-robots --max-threads "$WGET2_THREADS" -D "$HOST_LIST" \
+        -P "$OUT_ROOT/strace-wget2" -o "$WORK/logs/strace-wget2.log" "${SEEDS[@]}" >/dev/null 2>&1 || true
+    fi
+    rm -rf "$OUT_ROOT"/profile-* "$OUT_ROOT"/strace-*
   fi
   stop_nginx
   settle
@@ -652,6 +690,10 @@ fi
 
 if part slow; then
   start_nginx "$LATENCY_MS"
+  # shellcheck disable=SC2086
+  if crawler_on zcrawl || crawler_on zcrawl-myhtml || crawler_on zcrawl-blocking; then
+    warm_up slow $ZC_SLOW --parser myhtml
+  fi
   for ((r = 1; r <= REPEATS; r++)); do
     disk_probe slow "$r"
     # shellcheck disable=SC2086

@@ -34,10 +34,12 @@ namespace zcrawl::fetcher {
 struct WriterWantsCell {
   std::atomic<uint32_t> warc_block_level{0};  // 0: no blocks
   std::atomic<bool> omit_body{false};          // leave the body out (beside a block, if asked for)
+  std::atomic<bool> payload_digest{false};     // add Page.body_sha1
 
   void Set(const v1::WriterWants& wants) {
     warc_block_level.store(wants.warc_block_level(), std::memory_order_relaxed);
     omit_body.store(wants.omit_body(), std::memory_order_relaxed);
+    payload_digest.store(wants.payload_digest(), std::memory_order_relaxed);
   }
 };
 

@@ -7,7 +7,7 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   d.Option("urls", o.seeds, "Seed URLs (http or https)");
   d.Option("--seeds", o.seeds_file,
            "File of seed URLs, one a line, # comments, - for stdin (bad lines are reported and skipped)");
-  d.Option("--bind", o.bind, "Endpoint to bind for fetchers, writer and tools")
+  d.Option("--bind", o.bind, "Endpoint to bind for fetchers, writer and tools (several: comma-separated)")
       ->capture_default_str();
   // allow_extra_args(false): one value per occurrence, so a seed after
   // "--allow X" stays a seed. Repeat the flag for more values.

@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
+
+#include "net/zmq_io.h"
 
 namespace zcrawl {
 namespace {
@@ -139,11 +142,18 @@ Status MakeCurveClient(zmq::socket_t& socket, const CurveKeyPair& own, const std
   }
 }
 
-bool IsLocalOnlyEndpoint(const std::string& endpoint) {
-  if (endpoint.rfind("ipc://", 0) == 0 || endpoint.rfind("inproc://", 0) == 0) return true;
-  if (endpoint.rfind("tcp://", 0) != 0) return false;
-  const std::string rest = endpoint.substr(6);
-  return rest.rfind("127.", 0) == 0 || rest.rfind("localhost:", 0) == 0 || rest.rfind("[::1]:", 0) == 0;
+bool IsLocalOnlyEndpoint(const std::string& endpoints) {
+  const std::vector<std::string> list = SplitEndpoints(endpoints);
+  if (list.empty()) return false;
+  for (const std::string& endpoint : list) {
+    if (endpoint.rfind("ipc://", 0) == 0 || endpoint.rfind("inproc://", 0) == 0) continue;
+    if (endpoint.rfind("tcp://", 0) != 0) return false;
+    const std::string rest = endpoint.substr(6);
+    if (rest.rfind("127.", 0) != 0 && rest.rfind("localhost:", 0) != 0 && rest.rfind("[::1]:", 0) != 0) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace zcrawl

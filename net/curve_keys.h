@@ -32,8 +32,9 @@ Result<std::set<std::string>> LoadCurveAllowList(const std::string& path);
 Status MakeCurveServer(zmq::socket_t& socket, const CurveKeyPair& own);
 Status MakeCurveClient(zmq::socket_t& socket, const CurveKeyPair& own, const std::string& server_public);
 
-// True for endpoints only this machine can reach (loopback tcp, ipc, inproc):
-// binding anywhere else without CURVE needs --insecure.
-bool IsLocalOnlyEndpoint(const std::string& endpoint);
+// True when every endpoint of the comma-separated list (zmq_io.h Bind) is
+// one only this machine can reach (loopback tcp, ipc, inproc): binding
+// anywhere else without CURVE needs --insecure.
+bool IsLocalOnlyEndpoint(const std::string& endpoints);
 
 }  // namespace zcrawl

@@ -36,13 +36,27 @@ Result<zmq::socket_t> MakeSocket(zmq::context_t& context, zmq::socket_type type,
   }
 }
 
-Status Bind(zmq::socket_t& socket, const std::string& endpoint) {
-  try {
-    socket.bind(endpoint);
-    return Status::Ok();
-  } catch (const zmq::error_t& e) {
-    return FromZmqError(e, "binding " + endpoint);
+Status Bind(zmq::socket_t& socket, const std::string& endpoints) {
+  for (const std::string& endpoint : SplitEndpoints(endpoints)) {
+    try {
+      socket.bind(endpoint);
+    } catch (const zmq::error_t& e) {
+      return FromZmqError(e, "binding " + endpoint);
+    }
   }
+  return Status::Ok();
+}
+
+std::vector<std::string> SplitEndpoints(std::string_view endpoints) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= endpoints.size()) {
+    size_t comma = endpoints.find(',', start);
+    if (comma == std::string_view::npos) comma = endpoints.size();
+    if (comma > start) out.emplace_back(endpoints.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
 }
 
 Status Connect(zmq::socket_t& socket, const std::string& endpoint) {

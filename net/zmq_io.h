@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <zmq.hpp>
 
 #include "common/status.h"
@@ -27,7 +28,13 @@ struct SocketSettings {
 Result<zmq::socket_t> MakeSocket(zmq::context_t& context, zmq::socket_type type,
                                  const SocketSettings& settings = {});
 
-Status Bind(zmq::socket_t& socket, const std::string& endpoint);
+// Binds every endpoint of a comma-separated list ("tcp://127.0.0.1:5571" or
+// "tcp://127.0.0.1:5571,ipc://@zcrawl-writer-5571"): one socket serving
+// peers on several transports (./run crawl: its own fetchers over a Unix
+// socket, tools over TCP).
+Status Bind(zmq::socket_t& socket, const std::string& endpoints);
+// The endpoints of a comma-separated list, empty items dropped.
+std::vector<std::string> SplitEndpoints(std::string_view endpoints);
 Status Connect(zmq::socket_t& socket, const std::string& endpoint);
 
 // DEALER side: one frame.

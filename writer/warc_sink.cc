@@ -112,6 +112,7 @@ Status WarcSink::Open() {
 
 SinkNeeds WarcSink::needs() const {
   SinkNeeds needs;
+  needs.wants.set_payload_digest(true);  // the payload digest, without a second pass here
   if (!options_.fetcher_compression || gzip_level_ < 1) return needs;
   needs.body = false;
   needs.wants.set_warc_block_level(static_cast<uint32_t>(std::clamp(gzip_level_, 1, kMaxGzipMemberLevel)));

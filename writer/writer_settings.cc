@@ -3,7 +3,7 @@
 namespace zcrawl::writer {
 
 void DeclareWriterSettings(SettingsDeclarer& d, WriterOptions& o) {
-  d.Option("--bind", o.bind, "Endpoint to bind for fetchers")->capture_default_str();
+  d.Option("--bind", o.bind, "Endpoint to bind for fetchers (several: comma-separated)")->capture_default_str();
   d.Option("--frontier", o.frontier, "Frontier endpoint, to learn when the crawl ends");
   d.Option("--out", o.sink.out_dir, "Output folder")->capture_default_str();
   d.Option("--format", o.format, "Sinks, comma-separated: files, jsonl, warc; or exec:CMD (one JSON line per page to CMD's stdin)")

@@ -99,7 +99,6 @@ void FakeFetcher::Run() {
     if (item.robots_only()) {  // "this origin has no robots.txt"
       counters_.robots_items.fetch_add(1, std::memory_order_relaxed);
       report->set_http_status(404);
-      report->set_robots_txt_found(false);
       return;
     }
     const auto page = web_.Parse(item.url());

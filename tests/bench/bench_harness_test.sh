@@ -4,8 +4,9 @@
 #
 # The baseline is a copy of BIN_DIR whose zcrawl-fetcher notes each start in
 # a file before it execs the real one, so the test proves the baseline's
-# programs ran (and only in the baseline's crawls). Checked: both builds
-# crawl every round, in flipped order; every crawl stores the whole site;
+# programs ran (and only in the baseline's crawls). Checked: one warm-up
+# crawl per build, not counted; both builds crawl every round, in flipped
+# order; every crawl stores the whole site;
 # each round's dd probe is recorded; user and sys CPU are logged per crawl;
 # the report compares the builds; the tmpfs output folder is gone after.
 # Exits 77 (skipped) without nginx and its echo module (bench packages).
@@ -54,9 +55,13 @@ awk -F'\t' '$4 != 160 || $5 != 160 || $10 != 0 { bad = 1; print "bad crawl: " $0
 awk -F'\t' '{ if (match($11, /user_ms:[0-9]+,sys_ms:[0-9]+/) == 0) exit 1
               split(substr($11, RSTART, RLENGTH), f, /[:,]/); if (f[2] + f[4] != $7) exit 1 }' \
   "$WORK/runs.tsv" || fail "user_ms/sys_ms missing or not summing to cpu_ms: $(cat "$WORK/runs.tsv")"
-# The baseline's programs ran: two fetchers (the "fast" flags) in each of its 2 crawls.
+# One warm-up crawl per build first, not counted among the rounds.
+[ "$(cut -f2 "$WORK/warmup.tsv" | paste -sd, -)" = "warmup,warmup@base" ] ||
+  fail "warm-up crawls: $(cat "$WORK/warmup.tsv")"
+# The baseline's programs ran: two fetchers (the "fast" flags) in each of its
+# 3 crawls (warm-up and 2 rounds).
 starts="$(wc -l < "$TMP/baseline-fetcher-starts" 2>/dev/null || echo 0)"
-[ "$starts" = 4 ] || fail "baseline fetcher started $starts times, not 4"
+[ "$starts" = 6 ] || fail "baseline fetcher started $starts times, not 6"
 # A dd probe before each round, on the tmpfs.
 [ "$(wc -l < "$WORK/disk.tsv")" = 2 ] || fail "disk.tsv: $(cat "$WORK/disk.tsv")"
 grep -q '^out_fs=tmpfs$' "$WORK/machine.txt" || fail "outputs not on a tmpfs: $(cat "$WORK/machine.txt")"

@@ -393,6 +393,22 @@ TEST_P(PageProcessorTest, RedirectToARawNonAsciiLocationStillMakesAValidPage) {
 
 // --- Bodies: encoding and size ----------------------------------------------
 
+TEST_P(PageProcessorTest, PayloadDigestOnlyWhenTheWriterAsksForIt) {
+  Route("/page", Html("<title>t</title><a href='/next'>n</a>"));
+  StartServer();
+
+  FetchOutcome without = Fetch(At("/page"));
+  ASSERT_TRUE(without.page.has_value());
+  EXPECT_TRUE(without.page->body_sha1().empty());  // files, jsonl: no sink reads it
+
+  writer_wants_.payload_digest = true;
+  FetchOutcome with = Fetch(At("/page"));
+  ASSERT_TRUE(with.page.has_value());
+  unsigned char md[SHA_DIGEST_LENGTH];
+  SHA1(reinterpret_cast<const unsigned char*>(with.page->body().data()), with.page->body().size(), md);
+  EXPECT_EQ(with.page->body_sha1(), std::string(reinterpret_cast<const char*>(md), sizeof(md)));
+}
+
 TEST_P(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   std::string html = "<title>Zipped</title><p>";
   for (int i = 0; i < 200; ++i) html += "compressible words ";
@@ -402,6 +418,7 @@ TEST_P(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   ASSERT_LT(zipped.body.size(), html.size() / 4);
   Route("/zipped", zipped);
   StartServer();
+  writer_wants_.payload_digest = true;  // as a WARC writer asks
 
   FetchOutcome outcome = Fetch(At("/zipped"));
 
