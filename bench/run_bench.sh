@@ -22,7 +22,7 @@
 #     bytes per known URL (half: the marginal cost; 100: fixed costs included);
 #  7. "profile" (only when asked): perf record on one zcrawl crawl per
 #     parser (gumbo, myhtml), flat profiles per process, and on one wget2
-#     crawl; then the syscalls of one zcrawl-myhtml and one wget2 crawl
+#     crawl; then the syscalls of one zcrawl-scan and one wget2 crawl
 #     (strace -f -c), per page;
 #  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR;
 #  9. "sinks": the writer's throughput per sink (sink_throughput_bench)
@@ -65,8 +65,9 @@
 #   --zcrawl-format F    zcrawl's --format in the crawls: files (default, as
 #                        wget and wget2 store pages), warc or jsonl
 #   --wget2-threads N    wget2 --max-threads (16)
-#   --crawlers LIST      which runs, from zcrawl,zcrawl-myhtml,zcrawl-blocking,
-#                        zcrawl-myhtml-ph16,zcrawl-16,wget2,wget (default:
+#   --crawlers LIST      which runs, from zcrawl-scan,zcrawl,zcrawl-myhtml,
+#                        zcrawl-blocking,zcrawl-myhtml-ph16,zcrawl-16,wget2,wget
+#                        (zcrawl-scan: --parser scan, the default; default:
 #                        all but zcrawl-myhtml-ph16; zcrawl-16 runs in
 #                        "slow" only, wget and zcrawl-myhtml-ph16 in "fast"
 #                        only)
@@ -97,6 +98,9 @@
 #                        build first in odd rounds), and the report compares
 #                        the two round by round. `./run bench --baseline-rev
 #                        REV` builds REV's programs and passes this.
+#   --baseline-crawlers LIST  only these zcrawl crawlers also run with the
+#                        baseline (all, by default; e.g. zcrawl-myhtml when
+#                        the baseline predates --parser scan)
 #   --tmpfs              crawl outputs (and zcrawl's state in them) on a tmpfs
 #                        (/dev/shm), each deleted after its crawl: the disk
 #                        taken out, to compare the crawlers' own CPU
@@ -156,7 +160,7 @@ ZC_SLOW="--fetchers 1 --threads 256 --per-host 64"
 # writer does not hold back the next request to its host.
 ZC_SLOW16="--fetchers 2 --threads 8 --per-host 8"
 WGET2_THREADS=16
-CRAWLERS="zcrawl,zcrawl-myhtml,zcrawl-blocking,zcrawl-16,wget2,wget"
+CRAWLERS="zcrawl-scan,zcrawl,zcrawl-myhtml,zcrawl-blocking,zcrawl-16,wget2,wget"
 SITE_DIR=""
 WORK=""
 KEEP=0
@@ -169,6 +173,7 @@ SCALE_MEMORY_MB=1024
 SCALE_KILL_RESUME=0
 SCALE_ARGS=""
 BASE_BIN_DIR=""
+BASE_CRAWLERS=""
 TMPFS=0
 
 while [ $# -gt 0 ]; do
@@ -196,6 +201,7 @@ while [ $# -gt 0 ]; do
     --kill-resume) SCALE_KILL_RESUME=1; shift ;;
     --scale-args) SCALE_ARGS="$2"; shift 2 ;;
     --baseline-bin) BASE_BIN_DIR="$(cd "$2" && pwd)"; shift 2 ;;
+    --baseline-crawlers) BASE_CRAWLERS="$2"; shift 2 ;;
     --tmpfs) TMPFS=1; shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_bench: unknown option $1" >&2; exit 2 ;;
@@ -519,7 +525,7 @@ warm_up() {
 zcrawl_round() {
   local scenario="$1" label="$2" round="$3"
   shift 3
-  if [ -z "$BASE_BIN_DIR" ]; then
+  if [ -z "$BASE_BIN_DIR" ] || { [ -n "$BASE_CRAWLERS" ] && [[ ",$BASE_CRAWLERS," != *",$label,"* ]]; }; then
     run_crawler "$scenario" "$label" "$round" zcrawl "$@"
   elif [ $((round % 2)) = 1 ]; then
     run_crawler "$scenario" "$label" "$round" zcrawl "$@"
@@ -618,6 +624,8 @@ if part ceiling || part fast || part memory || part profile || part endless; the
       if crawler_on wget2; then run_crawler fast wget2 "$r" wget2; fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-myhtml; then zcrawl_round fast zcrawl-myhtml "$r" $ZC_FAST --parser myhtml; fi
+      # shellcheck disable=SC2086
+      if crawler_on zcrawl-scan; then zcrawl_round fast zcrawl-scan "$r" $ZC_FAST --parser scan; fi
       if crawler_on wget; then run_crawler fast wget "$r" wget; fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-blocking; then
@@ -671,11 +679,11 @@ if part ceiling || part fast || part memory || part profile || part endless; the
     # Syscalls of each whole process tree on the same crawl (strace -f -c:
     # counts are exact, times are inflated by strace itself).
     if command -v strace >/dev/null 2>&1; then
-      log "counting the syscalls of one zcrawl-myhtml and one wget2 crawl (strace -f -c)"
+      log "counting the syscalls of one zcrawl-scan and one wget2 crawl (strace -f -c)"
       # shellcheck disable=SC2086
-      strace -f -c -o "$WORK/strace-zcrawl-myhtml.txt" -- \
+      strace -f -c -o "$WORK/strace-zcrawl.txt" -- \
         env ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$WORK/logs/strace-zcrawl.rusage" \
-        "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --parser myhtml --delay-ms 0 \
+        "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --parser scan --delay-ms 0 \
         --no-robots --out "$OUT_ROOT/strace-zcrawl" --format "$ZC_FORMAT" --log-level warn \
         > "$WORK/logs/strace-zcrawl.log" 2>&1 || true
       strace -f -c -o "$WORK/strace-wget2.txt" -- \
@@ -701,6 +709,8 @@ if part slow; then
     if crawler_on wget2; then run_crawler slow wget2 "$r" wget2; fi
     # shellcheck disable=SC2086
     if crawler_on zcrawl-myhtml; then zcrawl_round slow zcrawl-myhtml "$r" $ZC_SLOW --parser myhtml; fi
+    # shellcheck disable=SC2086
+    if crawler_on zcrawl-scan; then zcrawl_round slow zcrawl-scan "$r" $ZC_SLOW --parser scan; fi
     # shellcheck disable=SC2086
     if crawler_on zcrawl-blocking; then
       zcrawl_round slow zcrawl-blocking "$r" $ZC_SLOW --parser myhtml --io blocking

@@ -17,8 +17,8 @@ void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
       ->capture_default_str();
   d.Option("--watchdog-ms", o.watchdog_ms, "Abandon a worker task running longer (0: off)")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{86400000}));
-  d.Option("--parser", o.parser, "HTML parser: gumbo or myhtml")->capture_default_str()
-      ->check(CLI::IsMember({"gumbo", "myhtml"}));
+  d.Option("--parser", o.parser, "HTML parser: scan (no tree where none is needed, else myhtml), myhtml or gumbo")->capture_default_str()
+      ->check(CLI::IsMember({"scan", "gumbo", "myhtml"}));
   d.Flag("--ignore-nofollow", o.ignore_nofollow, "Follow nofollow links too");
   d.Flag("!--no-text", o.extract_text, "Do not extract visible text (no output needs it)");
   d.Flag("!--no-page-links", o.page_links,

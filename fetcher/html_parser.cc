@@ -8,6 +8,7 @@
 #include "fetcher/gumbo_html_parser.h"
 #include "fetcher/html_depth_limit.h"
 #include "fetcher/myhtml_html_parser.h"
+#include "fetcher/scan_html_parser.h"
 
 namespace zcrawl::fetcher {
 
@@ -36,6 +37,7 @@ std::unique_ptr<HtmlParser> MakeHtmlParser(std::string_view name,
                                            const HtmlParserOptions& options) {
   if (name == "gumbo") return std::make_unique<GumboHtmlParser>(options);
   if (name == "myhtml") return std::make_unique<MyHtmlHtmlParser>(options);
+  if (name == "scan") return std::make_unique<ScanHtmlParser>(options);
   return nullptr;
 }
 

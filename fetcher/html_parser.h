@@ -1,8 +1,9 @@
 // HtmlParser: turns one HTML page into what the crawler keeps from it (links,
-// title, visible text, robots directives), behind a small interface with two
-// backends: "gumbo" (gumbo-parser, the reference) and "myhtml" (MyHTML from
-// libmodest, faster). Both run the same extraction code over their DOM, so
-// they give identical results on the same input; tests check that.
+// title, visible text, robots directives), behind a small interface with
+// three backends: "gumbo" (gumbo-parser, the reference), "myhtml" (MyHTML
+// from libmodest, faster) and "scan" (no tree where none is needed, else
+// MyHTML: scan_html_parser.h). All run the same extraction code, so they
+// give identical results on the same input; tests check that.
 //
 // Thread-safety: a parser instance keeps scratch memory that it reuses across
 // pages, so Parse() must not run on one instance from two threads at once.
@@ -82,12 +83,16 @@ class HtmlParser {
   // the result is valid UTF-8.
   ParsedHtml Parse(std::string_view utf8_html);
 
-  // "gumbo" or "myhtml".
+  // "gumbo", "myhtml" or "scan".
   virtual std::string_view name() const = 0;
 
  protected:
   explicit HtmlParser(const HtmlParserOptions& options) : options_(options) {}
   const HtmlParserOptions& parser_options() const { return options_; }
+  // Lets one backend hand clean input to another (scan_html_parser.h).
+  static void ParseCleanUtf8With(HtmlParser& other, std::string_view html, ParsedHtml* out) {
+    other.ParseCleanUtf8(html, out);
+  }
 
  private:
   // Parses `html`, which is valid UTF-8 without NUL bytes, filling
@@ -97,7 +102,7 @@ class HtmlParser {
   HtmlParserOptions options_;
 };
 
-// "gumbo" or "myhtml"; nullptr for an unknown name.
+// "gumbo", "myhtml" or "scan"; nullptr for an unknown name.
 std::unique_ptr<HtmlParser> MakeHtmlParser(std::string_view name,
                                            const HtmlParserOptions& options = {});
 

@@ -1,0 +1,509 @@
+#include "fetcher/html_link_scanner.h"
+
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/ascii.h"
+#include "fetcher/html_char_refs.h"
+#include "fetcher/parsed_html_builder.h"
+
+namespace zcrawl::fetcher {
+namespace {
+
+constexpr size_t kEof = std::string_view::npos;
+
+// Whitespace inside tags: the tokenizer's tab, LF, FF and space, and CR,
+// which its input stream turns into LF.
+bool IsTagSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r'; }
+
+bool OneOf(std::string_view name, std::initializer_list<std::string_view> names) {
+  for (std::string_view n : names) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+// What the scanner must know about a tag name, looked up once per tag.
+enum TagFlag : uint16_t {
+  kGiveUp = 1 << 0,        // a tree builder places it (or what follows)
+  kInTableOk = 1 << 1,     // directly in a table: not foster-parented
+  kVoidInAnchor = 1 << 2,  // inside an open <a>: cannot close, clone or move it
+  kOpenInAnchor = 1 << 3,  // ...and stays open, so its end tag must come first
+  kSvgBreakout = 1 << 4,   // in SVG: back to HTML (or an integration point)
+};
+
+enum class TagAction : uint8_t {
+  kNone, kTable, kCaption, kCell, kTablePart, kA, kArea, kBase, kMeta, kIframe, kTitle, kRawText, kScript, kSvg,
+};
+
+struct TagInfo {
+  uint16_t flags = 0;
+  TagAction action = TagAction::kNone;
+};
+
+const std::unordered_map<std::string_view, TagInfo>& TagTable() {
+  static const auto* const kTable = [] {
+    auto* t = new std::unordered_map<std::string_view, TagInfo>();
+    const auto add = [&](std::initializer_list<std::string_view> names, uint16_t flags,
+                         std::optional<TagAction> action = std::nullopt) {
+      for (std::string_view name : names) {
+        TagInfo& info = (*t)[name];
+        info.flags |= flags;
+        if (action) info.action = *action;
+      }
+    };
+    add({"math", "template", "select", "frameset", "plaintext", "isindex"}, kGiveUp);
+    add({"caption", "colgroup", "col", "tbody", "thead", "tfoot", "tr", "td", "th", "style", "script", "input",
+         "form"},
+        kInTableOk);
+    add({"img", "image", "br", "wbr", "input", "area", "embed", "source", "track", "param", "keygen", "base", "link",
+         "meta", "basefont", "bgsound", "svg", "script", "style", "noframes", "title", "textarea", "iframe",
+         "noembed"},
+        kVoidInAnchor);
+    add({"b", "big", "code", "em", "font", "i", "s", "small", "strike", "strong", "tt", "u", "abbr", "bdi", "bdo",
+         "cite", "data", "dfn", "kbd", "mark", "q", "samp", "span", "sub", "sup", "time", "var", "label", "output",
+         "ins", "del", "picture", "canvas", "audio", "video", "map", "slot"},
+        kOpenInAnchor);
+    add({"foreignobject", "desc", "title", "math", "font", "b", "big", "blockquote", "body", "br", "center", "code",
+         "dd", "div", "dl", "dt", "em", "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li",
+         "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong", "strike",
+         "sub", "sup", "table", "tt", "u", "ul", "var"},
+        kSvgBreakout);
+    add({"table"}, 0, TagAction::kTable);
+    add({"caption"}, 0, TagAction::kCaption);
+    add({"td", "th"}, 0, TagAction::kCell);
+    add({"tr", "tbody", "thead", "tfoot", "colgroup", "col"}, 0, TagAction::kTablePart);
+    add({"a"}, 0, TagAction::kA);
+    add({"area"}, 0, TagAction::kArea);
+    add({"base"}, 0, TagAction::kBase);
+    add({"meta"}, 0, TagAction::kMeta);
+    add({"iframe"}, 0, TagAction::kIframe);
+    add({"title"}, 0, TagAction::kTitle);
+    add({"textarea", "style", "xmp", "noembed", "noframes"}, 0, TagAction::kRawText);
+    add({"script"}, 0, TagAction::kScript);
+    add({"svg"}, 0, TagAction::kSvg);
+    return t;
+  }();
+  return *kTable;
+}
+
+TagInfo InfoOf(std::string_view name) {
+  const auto& table = TagTable();
+  const auto it = table.find(name);
+  if (it != table.end()) return it->second;
+  // Custom elements ("x-card") are ordinary phrasing as far as <a> cares.
+  return TagInfo{static_cast<uint16_t>(name.find('-') != std::string_view::npos ? kOpenInAnchor : 0),
+                 TagAction::kNone};
+}
+
+// One start or end tag: its name and attributes lowercased (ASCII), the
+// first of duplicate attributes kept, values as written (decoded on demand).
+struct Tag {
+  struct Attribute {
+    uint32_t name_offset;
+    uint32_t name_length;
+    std::string_view raw_value;
+  };
+  std::string name;
+  std::string names;  // every attribute name, one after another
+  std::vector<Attribute> attributes;
+  bool self_closing = false;
+
+  void Clear() {
+    name.clear();
+    names.clear();
+    attributes.clear();
+    self_closing = false;
+  }
+  std::string_view AttributeName(const Attribute& a) const {
+    return std::string_view(names).substr(a.name_offset, a.name_length);
+  }
+  const Attribute* Find(std::string_view lower_name) const {
+    for (const Attribute& a : attributes) {
+      if (AttributeName(a) == lower_name) return &a;
+    }
+    return nullptr;
+  }
+};
+
+// The builder's view of a tag; a value it cannot decode marks the scan failed.
+class TagAttributes final : public ElementAttributes {
+ public:
+  TagAttributes(const Tag& tag, const char** failure) : tag_(tag), failure_(failure) {}
+
+  std::optional<std::string_view> Get(std::string_view lower_case_name) const override {
+    const Tag::Attribute* a = tag_.Find(lower_case_name);
+    if (a == nullptr) return std::nullopt;
+    if (a->raw_value.find_first_of("&\r") == std::string_view::npos) return a->raw_value;
+    decoded_.emplace_back();
+    if (!DecodeSimpleCharRefs(a->raw_value, CharRefContext::kAttribute, &decoded_.back())) {
+      *failure_ = "character reference";
+    }
+    return decoded_.back();
+  }
+
+ private:
+  const Tag& tag_;
+  const char** failure_;
+  // Alive while the builder reads; a deque keeps earlier values in place.
+  mutable std::deque<std::string> decoded_;
+};
+
+// Where a table leaves the tree builder: in a cell or caption, content goes
+// where it is written; directly in the table (or a section or row) it is
+// foster-parented before the table.
+enum class TableState : uint8_t { kTable, kCell, kCaption };
+
+class Scanner {
+ public:
+  Scanner(std::string_view html, ParsedHtml* out) : html_(html), builder_(out, /*extract_text=*/false) {}
+
+  const char* Run() {
+    size_t pos = 0;
+    while (failure_ == nullptr) {
+      const void* lt = std::memchr(html_.data() + pos, '<', html_.size() - pos);
+      if (lt == nullptr) break;
+      pos = static_cast<const char*>(lt) - html_.data();
+      pos = Markup(pos);
+      if (pos == kEof) break;
+    }
+    return failure_;
+  }
+
+ private:
+  // The markup at html_[lt] == '<'; returns where text resumes (kEof: at the end).
+  size_t Markup(size_t lt) {
+    const size_t n = html_.size();
+    if (lt + 1 >= n) return kEof;
+    const char c = html_[lt + 1];
+    if (IsAsciiAlpha(c)) {
+      const size_t end = ReadTag(lt + 1, &tag_);
+      if (end == kEof) return kEof;  // a tag cut off by the end is dropped
+      return StartTag(end);
+    }
+    if (c == '/') {
+      if (lt + 2 >= n) return kEof;
+      const char d = html_[lt + 2];
+      if (IsAsciiAlpha(d)) {
+        const size_t end = ReadTag(lt + 2, &tag_);
+        if (end == kEof) return kEof;
+        EndTag();
+        return end;
+      }
+      if (d == '>') return lt + 3;  // "</>" is dropped
+      return BogusComment(lt + 2);
+    }
+    if (c == '!') {
+      if (html_.compare(lt + 2, 2, "--") == 0) return Comment(lt + 4);
+      return BogusComment(lt + 2);  // doctype, CDATA in HTML, anything else: to the next '>'
+    }
+    if (c == '?') return BogusComment(lt + 1);
+    return lt + 1;  // a '<' that is text
+  }
+
+  size_t BogusComment(size_t from) {
+    const size_t gt = html_.find('>', from);
+    return gt == std::string_view::npos ? kEof : gt + 1;
+  }
+
+  // From just after "<!--": where the comment ends, as the comment states
+  // decide it ("<!-->", "<!--->", "-->", "--!>", runs of '-').
+  size_t Comment(size_t p) {
+    const size_t n = html_.size();
+    if (p < n && html_[p] == '>') return p + 1;
+    if (p + 1 < n && html_[p] == '-' && html_[p + 1] == '>') return p + 2;
+    while (true) {
+      const size_t dashes = html_.find("--", p);
+      if (dashes == std::string_view::npos) return kEof;
+      size_t r = dashes + 2;
+      while (r < n && html_[r] == '-') ++r;
+      if (r >= n) return kEof;
+      if (html_[r] == '>') return r + 1;
+      if (html_[r] == '!' && r + 1 < n && html_[r + 1] == '>') return r + 2;
+      p = html_[r] == '!' ? r + 1 : r;
+    }
+  }
+
+  // Tokenizes the tag whose name starts at html_[p]; returns the position
+  // after its '>' or kEof.
+  size_t ReadTag(size_t p, Tag* tag) {
+    tag->Clear();
+    const size_t n = html_.size();
+    while (p < n && !IsTagSpace(html_[p]) && html_[p] != '/' && html_[p] != '>') {
+      tag->name.push_back(ToLowerAscii(html_[p]));
+      ++p;
+    }
+    while (true) {
+      while (p < n && IsTagSpace(html_[p])) ++p;  // before attribute name
+      if (p >= n) return kEof;
+      if (html_[p] == '/') {  // self-closing start tag state
+        ++p;
+        if (p >= n) return kEof;
+        if (html_[p] == '>') {
+          tag->self_closing = true;
+          return p + 1;
+        }
+        continue;
+      }
+      if (html_[p] == '>') return p + 1;
+      // Attribute name: its first character may be '=' (a parse error).
+      const size_t name_offset = tag->names.size();
+      tag->names.push_back(ToLowerAscii(html_[p++]));
+      while (p < n && !IsTagSpace(html_[p]) && html_[p] != '/' && html_[p] != '>' && html_[p] != '=') {
+        tag->names.push_back(ToLowerAscii(html_[p++]));
+      }
+      const auto name_length = static_cast<uint32_t>(tag->names.size() - name_offset);
+      std::string_view value;
+      while (p < n && IsTagSpace(html_[p])) ++p;  // after attribute name
+      if (p >= n) return kEof;
+      bool tag_ends = false;
+      if (html_[p] == '=') {
+        ++p;
+        while (p < n && IsTagSpace(html_[p])) ++p;  // before attribute value
+        if (p >= n) return kEof;
+        const char q = html_[p];
+        if (q == '"' || q == '\'') {
+          const size_t close = html_.find(q, p + 1);
+          if (close == std::string_view::npos) return kEof;
+          value = html_.substr(p + 1, close - p - 1);
+          p = close + 1;  // after the value: the loop's top takes '/', '>' or the next name
+        } else if (q == '>') {
+          tag_ends = true;  // "name=>": no value, and the tag ends
+        } else {
+          const size_t start = p;
+          while (p < n && !IsTagSpace(html_[p]) && html_[p] != '>') ++p;
+          if (p >= n) return kEof;
+          value = html_.substr(start, p - start);
+        }
+      }
+      const std::string_view name = std::string_view(tag->names).substr(name_offset, name_length);
+      bool duplicate = false;
+      for (const Tag::Attribute& a : tag->attributes) duplicate = duplicate || tag->AttributeName(a) == name;
+      if (duplicate) {
+        tag->names.resize(name_offset);
+      } else {
+        tag->attributes.push_back(Tag::Attribute{static_cast<uint32_t>(name_offset), name_length, value});
+      }
+      if (tag_ends) return p + 1;
+    }
+  }
+
+  // Raw text, RCDATA or script data from `from` up to its end tag "</name"
+  // + space, '/' or '>': returns where that end tag starts (kEof if none).
+  size_t FindEndTag(size_t from, std::string_view name) const {
+    const size_t n = html_.size();
+    for (size_t p = html_.find("</", from); p != std::string_view::npos; p = html_.find("</", p + 1)) {
+      const size_t after = p + 2 + name.size();
+      if (after >= n) return kEof;
+      if (!EqualsIgnoreCaseAscii(html_.substr(p + 2, name.size()), name)) continue;
+      const char c = html_[after];
+      if (IsTagSpace(c) || c == '/' || c == '>') return p;
+    }
+    return kEof;
+  }
+
+  // Skips raw text (or RCDATA) after the start tag ending at `content`;
+  // returns where tokenizing resumes, after the element's end tag.
+  size_t SkipRawText(size_t content, std::string_view name, std::string_view* text = nullptr) {
+    const size_t end = FindEndTag(content, name);
+    if (text != nullptr) *text = html_.substr(content, end == kEof ? kEof : end - content);
+    if (end == kEof) return kEof;
+    const size_t after = ReadTag(end + 2, &end_tag_);
+    return after;
+  }
+
+  size_t SkipScript(size_t content) {
+    const size_t end = FindEndTag(content, "script");
+    // "<!--" then "<script" inside a script changes where it ends (the
+    // double-escaped states): left to a tree builder.
+    const size_t limit = end == kEof ? html_.size() : end;
+    const size_t found = html_.substr(content, limit - content).find("<!--");  // within the script only
+    const size_t open = found == std::string_view::npos ? found : content + found;
+    if (open != std::string_view::npos) {
+      for (size_t s = html_.find("<", open + 4); s != std::string_view::npos && s < limit;
+           s = html_.find("<", s + 1)) {
+        if (s + 7 < html_.size() && EqualsIgnoreCaseAscii(html_.substr(s + 1, 6), "script") &&
+            (IsTagSpace(html_[s + 7]) || html_[s + 7] == '/' || html_[s + 7] == '>')) {
+          failure_ = "escaped script";
+          return kEof;
+        }
+      }
+    }
+    if (end == kEof) return kEof;
+    return ReadTag(end + 2, &end_tag_);
+  }
+
+  bool InFosterZone() const { return !tables_.empty() && tables_.back() == TableState::kTable; }
+
+  size_t StartTag(size_t end) {
+    const std::string_view name = tag_.name;
+    const TagInfo info = InfoOf(name);
+    if (info.flags & kGiveUp) {
+      failure_ = "element a tree builder must place";
+      return kEof;
+    }
+    if (InFosterZone() && !(info.flags & kInTableOk)) {
+      failure_ = "foster parenting";
+      return kEof;
+    }
+    if (anchor_open_) {
+      // Inside an open <a>, only what cannot close it, clone it or move it:
+      // phrasing elements without special tree-building rules, void
+      // elements, and raw text elements, which their end tag always closes.
+      if (!(info.flags & (kVoidInAnchor | kOpenInAnchor))) {
+        failure_ = "misnested a";
+        return kEof;
+      }
+      if (info.flags & kOpenInAnchor) inside_anchor_.push_back(tag_.name);
+    }
+    switch (info.action) {
+      case TagAction::kSvg:
+        return tag_.self_closing ? end : Svg(end);
+      case TagAction::kTable:
+        tables_.push_back(TableState::kTable);
+        break;
+      case TagAction::kCaption:
+        if (!tables_.empty()) tables_.back() = TableState::kCaption;
+        break;
+      case TagAction::kCell:
+        if (!tables_.empty()) tables_.back() = TableState::kCell;
+        break;
+      case TagAction::kTablePart:
+        if (!tables_.empty()) tables_.back() = TableState::kTable;
+        break;
+      case TagAction::kA:
+        Emit(ElementKind::kA);
+        anchor_open_ = true;
+        inside_anchor_.clear();
+        break;
+      case TagAction::kArea:
+        Emit(ElementKind::kArea);
+        break;
+      case TagAction::kBase:
+        Emit(ElementKind::kBase);
+        break;
+      case TagAction::kMeta:
+        Emit(ElementKind::kMeta);
+        break;
+      case TagAction::kIframe:
+        Emit(ElementKind::kIframe);
+        return failure_ ? kEof : SkipRawText(end, "iframe");
+      case TagAction::kTitle:
+        return Title(end);
+      case TagAction::kRawText:
+        return SkipRawText(end, name);
+      case TagAction::kScript:
+        return SkipScript(end);
+      case TagAction::kNone:
+        break;  // e.g. <frame> outside a frameset: dropped by the tree builder
+    }
+    return failure_ ? kEof : end;
+  }
+
+  size_t Title(size_t end) {
+    Emit(ElementKind::kTitle);
+    std::string_view text;
+    const size_t after = SkipRawText(end, "title", &text);
+    if (!text.empty()) {
+      std::string decoded;
+      if (!DecodeSimpleCharRefs(text, CharRefContext::kText, &decoded)) {
+        failure_ = "character reference";
+        return kEof;
+      }
+      builder_.Text(decoded);
+    }
+    builder_.EndElement(ElementKind::kTitle, true);
+    return after;
+  }
+
+  void Emit(ElementKind kind) {
+    builder_.StartElement(kind, /*html_namespace=*/true, TagAttributes(tag_, &failure_));
+  }
+
+  void EndTag() {
+    const std::string_view name = tag_.name;
+    if (anchor_open_) {
+      if (name == "a") {
+        anchor_open_ = false;
+        inside_anchor_.clear();
+        return;
+      }
+      if (!inside_anchor_.empty() && inside_anchor_.back() == name) {
+        inside_anchor_.pop_back();
+        return;
+      }
+      failure_ = "misnested a";
+      return;
+    }
+    if (tables_.empty()) return;
+    if (name == "table") {
+      tables_.pop_back();
+    } else if (OneOf(name, {"td", "th", "tr", "tbody", "thead", "tfoot"})) {
+      if (tables_.back() == TableState::kCell) tables_.back() = TableState::kTable;
+    } else if (name == "caption") {
+      if (tables_.back() == TableState::kCaption) tables_.back() = TableState::kTable;
+    }
+  }
+
+  // Inside <svg> (its start tag ends at `p`): nothing there is an HTML
+  // element while the content stays SVG; returns after the matching </svg>.
+  // What would take the content back to HTML gives up.
+  size_t Svg(size_t p) {
+    std::vector<std::string> open = {"svg"};
+    const size_t n = html_.size();
+    while (!open.empty()) {
+      const size_t lt = html_.find('<', p);
+      if (lt == std::string_view::npos || lt + 1 >= n) return kEof;
+      const char c = html_[lt + 1];
+      if (IsAsciiAlpha(c) || (c == '/' && lt + 2 < n && IsAsciiAlpha(html_[lt + 2]))) {
+        const bool end_tag = c == '/';
+        const size_t after = ReadTag(lt + (end_tag ? 2 : 1), &svg_tag_);
+        if (after == kEof) return kEof;
+        const std::string& name = svg_tag_.name;
+        if (end_tag) {
+          if (name != open.back()) {
+            failure_ = "svg content";
+            return kEof;
+          }
+          open.pop_back();
+        } else if (InfoOf(name).flags & kSvgBreakout) {
+          failure_ = "svg content";
+          return kEof;
+        } else if (!svg_tag_.self_closing) {
+          open.push_back(name);
+        }
+        p = after;
+        continue;
+      }
+      if (c == '!' && html_.compare(lt + 2, 7, "[CDATA[") == 0) {
+        failure_ = "svg content";
+        return kEof;
+      }
+      p = Markup(lt);  // comments, doctype, bogus comments, a literal '<'
+      if (p == kEof) return kEof;
+    }
+    return p;
+  }
+
+  std::string_view html_;
+  ParsedHtmlBuilder builder_;
+  const char* failure_ = nullptr;
+  Tag tag_;
+  Tag end_tag_;  // the end tag of raw text, read and dropped
+  Tag svg_tag_;
+  std::vector<TableState> tables_;
+  bool anchor_open_ = false;
+  std::vector<std::string> inside_anchor_;  // opened inside the open <a>, innermost last
+};
+
+}  // namespace
+
+const char* ScanHtmlLinks(std::string_view html, ParsedHtml* out) { return Scanner(html, out).Run(); }
+
+}  // namespace zcrawl::fetcher

@@ -1,0 +1,42 @@
+// ScanHtmlLinks: what the crawler keeps from a page without building its
+// tree: an HTML5 tokenizer (exact: tags, attributes, comments, doctype, raw
+// text, RCDATA and script data as the standard tokenizes them) with a guard
+// in place of the tree builder.
+//
+// Why it can be exact: without visible text, a page's ParsedHtml is a
+// function of its a/area/iframe/base/meta/title elements in document order
+// (parsed_html_builder.h). A tree builder inserts each element at the end of
+// the open elements' path, so document order is token order, except where
+// it (1) puts an element before a table (foster parenting), (2) clones an
+// <a> (the active formatting elements: <a> misnested or left open across a
+// block), (3) drops or re-homes elements (<select>, <frameset>, <template>),
+// or (4) puts them in another namespace (SVG, MathML). The guard follows
+// just enough state to see each of these coming (open tables and whether the
+// current node is a cell, an open <a> and what was opened inside it, open
+// SVG elements) and, at the first one, gives up: the page then needs a tree
+// builder (scan_html_parser.h falls back to MyHTML). A character reference
+// it does not decode itself (any named one beyond amp/lt/gt/quot/apos/nbsp,
+// odd numeric ones) in an attribute or title that matters also gives up.
+// So every answer it gives is the tree builders' answer; the differential
+// tests (tests/fetcher/html_link_scanner_test.cc) hold it to gumbo's.
+//
+// Not handled (gives up): text extraction (ParsedHtml::text), MathML, SVG
+// with HTML inside (integration points, breakout tags, CDATA), <plaintext>,
+// script data that opens "<!--" and then "<script" before its end.
+//
+// Thread-safe: no state outside the call.
+#pragma once
+
+#include <string_view>
+
+#include "fetcher/html_parser.h"
+
+namespace zcrawl::fetcher {
+
+// Fills `out` (links, title, base_href, meta flags and charset; not text)
+// from `html`, valid UTF-8 without NUL bytes (HtmlParser::Parse's clean
+// input), and returns nullptr; or returns why a tree builder is needed
+// ("foster parenting", "misnested a", ...), `out` then half filled.
+const char* ScanHtmlLinks(std::string_view html, ParsedHtml* out);
+
+}  // namespace zcrawl::fetcher
