@@ -559,7 +559,7 @@ def main():
               known - half_known, (full[1] - half[1]) * 1024 / (known - half_known)))
         p("")
 
-  for parser in ("gumbo", "myhtml"):
+  for parser in ("scan", "myhtml", "gumbo"):
     for name, title in (("comm", "CPU samples per process name"),
                         ("dso", "per process name and library"),
                         ("sym", "top functions")):

@@ -21,7 +21,7 @@
 #     frontier RSS is subtracted from the full crawl's to estimate frontier
 #     bytes per known URL (half: the marginal cost; 100: fixed costs included);
 #  7. "profile" (only when asked): perf record on one zcrawl crawl per
-#     parser (gumbo, myhtml), flat profiles per process, and on one wget2
+#     parser (scan, myhtml), flat profiles per process and thread, and on one wget2
 #     crawl; then the syscalls of one zcrawl-scan and one wget2 crawl
 #     (strace -f -c), per page;
 #  8. "micro": the Google Benchmark microbenchmarks in BIN_DIR;
@@ -650,7 +650,7 @@ if part ceiling || part fast || part memory || part profile || part endless; the
     EXPECT=$((EXPECTED / 2)) run_crawler memory zcrawl-half 1 zcrawl $ZC_FAST --max-pages $((EXPECTED / 2))
   fi
   if part profile; then
-    for parser in gumbo myhtml; do
+    for parser in scan myhtml; do
       log "profiling one zcrawl crawl (--parser $parser) with perf (cpu-clock samples of its process tree)"
       # shellcheck disable=SC2086
       perf record -e cpu-clock -F 999 -o "$WORK/perf-$parser.data" -- \
@@ -663,9 +663,12 @@ if part ceiling || part fast || part memory || part profile || part endless; the
       report --sort comm | head -12 > "$WORK/profile-$parser-comm.txt"
       report --sort comm,dso | head -30 > "$WORK/profile-$parser-dso.txt"
       : > "$WORK/profile-$parser-sym.txt"
+      # Per process (the first fetcher stands for both), by thread and function.
       for c in zcrawl-fetcher zcrawl-frontier zcrawl-writer; do
-        { echo "== $c: top functions, % of this process's samples"
-          report --comms "$c" --percentage relative --sort dso,sym | head -25; } >> "$WORK/profile-$parser-sym.txt"
+        pid="$(awk -v c="$c" '$1 == c { print $2; exit }' "$WORK/logs/profile-$parser.rusage")"
+        [ -n "$pid" ] || continue
+        { echo "== $c (pid $pid): top functions by thread, % of this process's samples"
+          report --pid "$pid" --percentage relative --sort comm,dso,sym | head -30; } >> "$WORK/profile-$parser-sym.txt"
       done
       log "profile: $WORK/profile-$parser-{comm,dso,sym}.txt"
     done

@@ -8,6 +8,7 @@
 
 #include "common/process_identity.h"
 #include "common/shutdown_signal.h"
+#include "fetcher/scan_html_parser.h"
 #include "net/zmq_io.h"
 
 namespace zcrawl::fetcher {
@@ -407,9 +408,10 @@ Status FetcherNode::Step(int max_wait_ms, bool* done) {
     StopWork();
     spdlog::info(
         "fetcher done fetched={} stored={} worker_failures={} sitemaps_cut={} "
-        "sitemap_gzip_errors={}",
+        "sitemap_gzip_errors={} html_without_tree={} html_with_tree={}",
         counters_.fetched, counters_.pages_stored, counters_.worker_failures, counters_.sitemaps_cut,
-        counters_.sitemap_gzip_errors);
+        counters_.sitemap_gzip_errors, ScanHtmlParser::ProcessTotals().scanned.load(),
+        ScanHtmlParser::ProcessTotals().tree.load());
     *done = true;
     return Status::Ok();
   }

@@ -6,7 +6,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "common/ascii.h"
@@ -47,60 +46,93 @@ struct TagInfo {
   TagAction action = TagAction::kNone;
 };
 
-const std::unordered_map<std::string_view, TagInfo>& TagTable() {
-  static const auto* const kTable = [] {
-    auto* t = new std::unordered_map<std::string_view, TagInfo>();
-    const auto add = [&](std::initializer_list<std::string_view> names, uint16_t flags,
-                         std::optional<TagAction> action = std::nullopt) {
-      for (std::string_view name : names) {
-        TagInfo& info = (*t)[name];
-        info.flags |= flags;
-        if (action) info.action = *action;
-      }
-    };
-    add({"math", "template", "select", "frameset", "plaintext", "isindex"}, kGiveUp);
-    add({"caption", "colgroup", "col", "tbody", "thead", "tfoot", "tr", "td", "th", "style", "script", "input",
+// The tags with something to know, in an open-addressing table keyed by a
+// cheap hash of the name (an unordered_map's string hash was a tenth of the
+// scan).
+class TagTable {
+ public:
+  static const TagTable& Get() {
+    static const TagTable* const kTable = new TagTable();
+    return *kTable;
+  }
+
+  TagInfo Find(std::string_view name) const {
+    for (size_t i = Hash(name) & kMask;; i = (i + 1) & kMask) {
+      if (slots_[i].name.empty()) break;
+      if (slots_[i].name == name) return slots_[i].info;
+    }
+    // Custom elements ("x-card") are ordinary phrasing as far as <a> cares.
+    return TagInfo{static_cast<uint16_t>(name.find('-') != std::string_view::npos ? kOpenInAnchor : 0),
+                   TagAction::kNone};
+  }
+
+ private:
+  static constexpr size_t kSlots = 512;  // a power of two, under half full
+  static constexpr size_t kMask = kSlots - 1;
+  struct Slot {
+    std::string_view name;
+    TagInfo info;
+  };
+
+  static size_t Hash(std::string_view name) {
+    uint64_t h = name.size();
+    for (size_t i = 0; i < name.size() && i < 8; ++i) h = h * 131 + static_cast<unsigned char>(name[i]);
+    return static_cast<size_t>(h ^ (h >> 7));
+  }
+
+  TagInfo& SlotFor(std::string_view name) {
+    for (size_t i = Hash(name) & kMask;; i = (i + 1) & kMask) {
+      if (slots_[i].name.empty()) slots_[i].name = name;
+      if (slots_[i].name == name) return slots_[i].info;
+    }
+  }
+
+  void Add(std::initializer_list<std::string_view> names, uint16_t flags,
+           std::optional<TagAction> action = std::nullopt) {
+    for (std::string_view name : names) {
+      TagInfo& info = SlotFor(name);
+      info.flags |= flags;
+      if (action) info.action = *action;
+    }
+  }
+
+  TagTable() {
+    Add({"math", "template", "select", "frameset", "plaintext", "isindex"}, kGiveUp);
+    Add({"caption", "colgroup", "col", "tbody", "thead", "tfoot", "tr", "td", "th", "style", "script", "input",
          "form"},
         kInTableOk);
-    add({"img", "image", "br", "wbr", "input", "area", "embed", "source", "track", "param", "keygen", "base", "link",
+    Add({"img", "image", "br", "wbr", "input", "area", "embed", "source", "track", "param", "keygen", "base", "link",
          "meta", "basefont", "bgsound", "svg", "script", "style", "noframes", "title", "textarea", "iframe",
          "noembed"},
         kVoidInAnchor);
-    add({"b", "big", "code", "em", "font", "i", "s", "small", "strike", "strong", "tt", "u", "abbr", "bdi", "bdo",
+    Add({"b", "big", "code", "em", "font", "i", "s", "small", "strike", "strong", "tt", "u", "abbr", "bdi", "bdo",
          "cite", "data", "dfn", "kbd", "mark", "q", "samp", "span", "sub", "sup", "time", "var", "label", "output",
          "ins", "del", "picture", "canvas", "audio", "video", "map", "slot"},
         kOpenInAnchor);
-    add({"foreignobject", "desc", "title", "math", "font", "b", "big", "blockquote", "body", "br", "center", "code",
+    Add({"foreignobject", "desc", "title", "math", "font", "b", "big", "blockquote", "body", "br", "center", "code",
          "dd", "div", "dl", "dt", "em", "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li",
          "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span", "strong", "strike",
          "sub", "sup", "table", "tt", "u", "ul", "var"},
         kSvgBreakout);
-    add({"table"}, 0, TagAction::kTable);
-    add({"caption"}, 0, TagAction::kCaption);
-    add({"td", "th"}, 0, TagAction::kCell);
-    add({"tr", "tbody", "thead", "tfoot", "colgroup", "col"}, 0, TagAction::kTablePart);
-    add({"a"}, 0, TagAction::kA);
-    add({"area"}, 0, TagAction::kArea);
-    add({"base"}, 0, TagAction::kBase);
-    add({"meta"}, 0, TagAction::kMeta);
-    add({"iframe"}, 0, TagAction::kIframe);
-    add({"title"}, 0, TagAction::kTitle);
-    add({"textarea", "style", "xmp", "noembed", "noframes"}, 0, TagAction::kRawText);
-    add({"script"}, 0, TagAction::kScript);
-    add({"svg"}, 0, TagAction::kSvg);
-    return t;
-  }();
-  return *kTable;
-}
+    Add({"table"}, 0, TagAction::kTable);
+    Add({"caption"}, 0, TagAction::kCaption);
+    Add({"td", "th"}, 0, TagAction::kCell);
+    Add({"tr", "tbody", "thead", "tfoot", "colgroup", "col"}, 0, TagAction::kTablePart);
+    Add({"a"}, 0, TagAction::kA);
+    Add({"area"}, 0, TagAction::kArea);
+    Add({"base"}, 0, TagAction::kBase);
+    Add({"meta"}, 0, TagAction::kMeta);
+    Add({"iframe"}, 0, TagAction::kIframe);
+    Add({"title"}, 0, TagAction::kTitle);
+    Add({"textarea", "style", "xmp", "noembed", "noframes"}, 0, TagAction::kRawText);
+    Add({"script"}, 0, TagAction::kScript);
+    Add({"svg"}, 0, TagAction::kSvg);
+  }
 
-TagInfo InfoOf(std::string_view name) {
-  const auto& table = TagTable();
-  const auto it = table.find(name);
-  if (it != table.end()) return it->second;
-  // Custom elements ("x-card") are ordinary phrasing as far as <a> cares.
-  return TagInfo{static_cast<uint16_t>(name.find('-') != std::string_view::npos ? kOpenInAnchor : 0),
-                 TagAction::kNone};
-}
+  Slot slots_[kSlots];
+};
+
+TagInfo InfoOf(std::string_view name) { return TagTable::Get().Find(name); }
 
 // One start or end tag: its name and attributes lowercased (ASCII), the
 // first of duplicate attributes kept, values as written (decoded on demand).

@@ -15,6 +15,8 @@ namespace zcrawl::fetcher {
 ParsedHtml HtmlParser::Parse(std::string_view utf8_html) {
   // A byte order mark is not content (DecodeToUtf8 drops it too).
   if (utf8_html.starts_with("\xEF\xBB\xBF")) utf8_html.remove_prefix(3);
+  ParsedHtml quick;
+  if (ParseWithoutTree(utf8_html, &quick)) return quick;
   // Both backends see the same clean input, so they cannot disagree about
   // how to repair it, and every string they hand back is valid UTF-8.
   std::string repaired;

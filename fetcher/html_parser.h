@@ -54,15 +54,18 @@ struct ParsedHtml {
   // content="...charset=..."> as written (trimmed, not normalised); "" if none.
   std::string meta_charset;
   // True when the input was cut short at HtmlParserOptions::max_nesting_depth;
-  // everything above describes the part before the cut.
+  // everything above describes the part before the cut. The tree builders
+  // (gumbo, MyHTML) cut; "scan" reads a page it needs no tree for whole,
+  // its cost being linear in the page, so its answer for a page nested
+  // deeper than the limit has the links after the cut too.
   bool truncated = false;
 
   bool operator==(const ParsedHtml&) const = default;
 };
 
 struct HtmlParserOptions {
-  // Element nesting beyond which the rest of a page is not parsed (and
-  // ParsedHtml::truncated is set). HTML5 tree building is quadratic in nesting
+  // Element nesting beyond which a tree builder parses no more of a page
+  // (and ParsedHtml::truncated is set). HTML5 tree building is quadratic in nesting
   // depth: 100k nested <div>s cost 15-20 s in either backend. The depth is an
   // estimate from a fast pre-scan (about 1 GB/s), so real pages stay well
   // below it. Higher lets odd pages through whole; lower bounds the worst case
@@ -89,6 +92,10 @@ class HtmlParser {
  protected:
   explicit HtmlParser(const HtmlParserOptions& options) : options_(options) {}
   const HtmlParserOptions& parser_options() const { return options_; }
+  // A backend that can answer without the cleaning and the depth cut below
+  // (scan_html_parser.h) does so here, from the input without its byte
+  // order mark; false: Parse goes on as usual.
+  virtual bool ParseWithoutTree(std::string_view /*utf8_html*/, ParsedHtml* /*out*/) { return false; }
   // Lets one backend hand clean input to another (scan_html_parser.h).
   static void ParseCleanUtf8With(HtmlParser& other, std::string_view html, ParsedHtml* out) {
     other.ParseCleanUtf8(html, out);

@@ -280,6 +280,42 @@ TEST_F(HtmlLinkScannerTest, PythonDocumentationCorpusAgrees) {
   RecordProperty("answered", static_cast<int>(answered));
 }
 
+TEST_F(HtmlLinkScannerTest, BadBytesAreRepairedOnlyWhereTheyEndUpInTheAnswer) {
+  auto* backend = static_cast<ScanHtmlParser*>(scan_.get());
+  struct Case {
+    std::string html;
+    uint64_t scanned;  // pages the backend read without a tree, after this one
+  };
+  const std::vector<Case> cases = {
+      // Invalid bytes in text only: no repair needed, read as it is.
+      {"<p>bad \xFF\xFE text</p><a href=/ok>x</a>", 1},
+      // In an href: the page is repaired, then read without a tree.
+      {"<a href=\"/\xC3\">x</a><a href=/ok>y</a><title>t\xE0\x80</title>", 2},
+      // A NUL byte: repaired first (the tree builders see U+FFFD).
+      {std::string("<a href=\"/n\0l\">x</a>", 20), 3},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(scan_->Parse(c.html), Gumbo(c.html)) << c.html;
+    EXPECT_EQ(backend->scanned_pages(), c.scanned) << c.html;
+  }
+  EXPECT_EQ(Hrefs(scan_->Parse(cases[1].html)), (std::vector<std::string>{"/\xEF\xBF\xBD", "/ok"}));
+}
+
+TEST_F(HtmlLinkScannerTest, ADeepPageIsReadWholeWhereTreeBuildersCutIt) {
+  std::string html;
+  for (int i = 0; i < 100000; ++i) html += "<div>";
+  html += "<a href=/deep>deep</a>";
+  const ParsedHtml cut = Gumbo(html);
+  EXPECT_TRUE(cut.truncated);
+  EXPECT_TRUE(cut.links.empty());
+  const ParsedHtml whole = scan_->Parse(html);
+  EXPECT_FALSE(whole.truncated);
+  EXPECT_EQ(Hrefs(whole), std::vector<std::string>{"/deep"});
+  // Given to MyHTML (an <a> inside a table's rows), it is cut like any tree.
+  const ParsedHtml given_up = scan_->Parse("<table><tr><a href=/x>" + html);
+  EXPECT_TRUE(given_up.truncated);
+}
+
 TEST_F(HtmlLinkScannerTest, WithTextWantedTheTreeBuilderAnswers) {
   auto scan = MakeHtmlParser("scan");  // text on
   auto gumbo = MakeHtmlParser("gumbo");
@@ -289,6 +325,12 @@ TEST_F(HtmlLinkScannerTest, WithTextWantedTheTreeBuilderAnswers) {
   const auto* backend = static_cast<ScanHtmlParser*>(scan.get());
   EXPECT_EQ(backend->scanned_pages(), 0u);
   EXPECT_EQ(backend->tree_pages().at("text wanted"), 2u);
+  // The process-wide totals count every instance's pages.
+  const uint64_t scanned = ScanHtmlParser::ProcessTotals().scanned.load();
+  const uint64_t tree = ScanHtmlParser::ProcessTotals().tree.load();
+  ScanHtmlParser(HtmlParserOptions{.extract_text = false}).Parse(html);
+  EXPECT_EQ(ScanHtmlParser::ProcessTotals().scanned.load(), scanned + 1);
+  EXPECT_EQ(ScanHtmlParser::ProcessTotals().tree.load(), tree);
 }
 
 TEST(HtmlCharRefsTest, DecodesTheSimpleOnesAndRefusesWhatNeedsTheTable) {
