@@ -88,6 +88,7 @@ def summarize(runs):
       "sys_per_page": statistics.median(tree_ms(r, "sys_ms") / max(r["stored"], 1) for r in runs),
       "cpu_s": statistics.median(r["cpu_ms"] / 1000 for r in runs),
       "rss_mb": statistics.median(r["rss_kb"] / 1024 for r in runs),
+      "nginx_per_page": statistics.median(tree_ms(r, "nginx_ms") / max(r["stored"], 1) for r in runs),
       "load": (min(r["load"] for r in runs), max(r["load"] for r in runs)),
       "exits": sorted(set(r["exit"] for r in runs)),
   }
@@ -496,8 +497,12 @@ def main():
     p("Concurrency bound = requests in flight / latency. zcrawl `%s` and `%s`; wget2 `--max-threads %s`." % (
         machine.get("zc_slow"), machine.get("zc_slow16"), machine.get("wget2_threads")))
     p("")
-    p("| crawler | in flight | bound pages/s | pages stored | wall s | pages/s | of bound | CPU ms/page | user | sys | peak RSS MB |")
-    p("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    cores = int(machine.get("cores", "2") or 2)
+    p("CPU bound = cores / (the crawler's CPU per page + nginx's, both measured in the same crawl); "
+      "of bound: pages/s against the lesser of the two bounds.")
+    p("")
+    p("| crawler | in flight | concurrency bound | CPU bound | pages stored | wall s | pages/s | of bound | CPU ms/page | user | sys | nginx ms/page | peak RSS MB |")
+    p("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     hosts = 4
     for label in with_baselines(("zcrawl-scan", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16", "wget2"),
                                 slow):
@@ -509,9 +514,12 @@ def main():
         slots, per_host = in_flight(machine.get("zc_slow16" if sixteen else "zc_slow", ""))
         flight = min(slots, per_host * hosts)
       bound = flight * 1000.0 / latency_ms
-      p("| %s | %d | %.0f | %s | %.1f | %.0f | %.0f%% | %.3f | %.3f | %.3f | %.1f |" % (
-          label, flight, bound, stored_cell(s), s["wall"], s["pps"], 100 * s["pps"] / bound,
-          s["cpu_per_page"], s["user_per_page"], s["sys_per_page"], s["rss_mb"]))
+      nginx = s["nginx_per_page"]
+      cpu_bound = cores * 1000.0 / (s["cpu_per_page"] + nginx) if nginx == nginx else float("nan")
+      lesser = min(bound, cpu_bound) if cpu_bound == cpu_bound else bound
+      p("| %s | %d | %.0f | %.0f | %s | %.1f | %.0f | %.0f%% | %.3f | %.3f | %.3f | %.3f | %.1f |" % (
+          label, flight, bound, cpu_bound, stored_cell(s), s["wall"], s["pps"], 100 * s["pps"] / lesser,
+          s["cpu_per_page"], s["user_per_page"], s["sys_per_page"], nginx, s["rss_mb"]))
     if "wget2" in slow:
       p("")
       for zl in ("zcrawl-scan", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16"):

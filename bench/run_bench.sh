@@ -395,6 +395,18 @@ fi
 RUNS="$WORK/runs.tsv"
 : > "$RUNS"
 now() { date +%s.%N; }
+# nginx_cpu_ms: CPU the nginx workers used so far (user + sys, from
+# /proc/PID/stat), so that each crawl's share of the server is known: the
+# CPU bound of the slow scenario counts it.
+nginx_cpu_ms() {
+  local total=0 pid ticks
+  [ -n "$NGINX_PID" ] || { echo 0; return; }
+  for pid in $(pgrep -P "$NGINX_PID" 2>/dev/null); do
+    ticks="$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null || echo 0)"
+    total=$((total + ticks))
+  done
+  echo $((total * 1000 / $(getconf CLK_TCK)))
+}
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
 # run_crawler SCENARIO LABEL ROUND TOOL [zcrawl flags]: one complete crawl.
@@ -422,6 +434,8 @@ run_crawler() {
   local seeds=("${SEEDS[@]}")
   if [ -n "${RUN_SEEDS+x}" ]; then seeds=("${RUN_SEEDS[@]}"); fi  # the endless web's
   load="$(load1)"
+  local nginx0
+  nginx0="$(nginx_cpu_ms)"
   t0="$(now)"
   case "$tool" in
     zcrawl|zcrawl-base)
@@ -444,6 +458,7 @@ run_crawler() {
       ;;
   esac
   t1="$(now)"
+  local nginx_ms=$(( $(nginx_cpu_ms) - nginx0 ))
   if [ "$tool" = zcrawl ] || [ "$tool" = zcrawl-base ]; then
     case "$ZC_FORMAT" in
       files) stored="$(find "$out" -type f ! -path "$out/.zcrawl/*" ! -path "$out/index.jsonl" | wc -l)" ;;
@@ -469,6 +484,7 @@ run_crawler() {
     detail="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "user_ms:%d,sys_ms:%d", u * 1000, s * 1000 }')"
     rss_kb="$m"
   fi
+  detail="$detail,nginx_ms:$nginx_ms"
   # On a tmpfs every output is RAM, and there is no inode window to respect.
   if [ "$TMPFS" = 1 ]; then rm -rf "$out"; fi
   if [ -n "${RUN_TIMEOUT_S:-}" ]; then
