@@ -149,12 +149,15 @@ LATENCY_MS=20
 # (not in the default list) measures exactly that case.
 ZC_FAST="--fetchers 2 --threads 64 --per-host 32"
 ZC_FAST_PH16="--fetchers 2 --threads 16 --per-host 16"
-# 256 in flight: one fetcher of 256 transfers. Its event loop parses on
+# 512 in flight: one fetcher of 512 transfers. Its event loop parses on
 # one worker per core, so one process keeps both cores busy; a second only
 # adds messaging: run G (RESULTS.md) made 4,531 pages/s with 1 x 256
 # against run F's 3,812 with 2 x 128 (wget2 moved 1% between them). At
-# zero latency two fetchers still did better (5,111 against 3,789).
-ZC_SLOW="--fetchers 1 --threads 256 --per-host 64"
+# zero latency two fetchers still did better (5,111 against 3,789). 512,
+# not 256: a URL holds its slot until the writer acknowledges its page, so
+# at 256 a slot's cycle was 35 ms for 20 ms of server (run U: 71% of the CPU
+# bound; 85% at 512, where the CPU is the limit).
+ZC_SLOW="--fetchers 1 --threads 512 --per-host 128"
 # 16 requests on the wire at most, as wget2's 16 threads: the threads bound
 # it; per-host 8 leaves room so a URL whose page is still on its way to the
 # writer does not hold back the next request to its host.

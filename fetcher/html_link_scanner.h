@@ -20,6 +20,13 @@
 // So every answer it gives is the tree builders' answer; the differential
 // tests (tests/fetcher/html_link_scanner_test.cc) hold it to gumbo's.
 //
+// Where gumbo 0.10.1 departs from the standard, the scanner follows the
+// standard, as MyHTML does: differential fuzzing (5.4 million inputs, 3.25
+// million answered) found three such places and nothing else: an SVG end
+// tag with anything between its name and '>' ("</svg >" does not close the
+// <svg> for gumbo), "</>" just before <svg>, and a repeated attribute
+// without a value (gumbo drops the attribute after it).
+//
 // Not handled (gives up): text extraction (ParsedHtml::text), MathML, SVG
 // with HTML inside (integration points, breakout tags, CDATA), <plaintext>,
 // script data that opens "<!--" and then "<script" before its end.
