@@ -98,7 +98,7 @@ int Main(int argc, char** argv) {
   std::string parser = "gumbo";
   auto* links = app.add_subcommand("links", "stdin: an HTML document; prints its absolute links");
   links->add_option("base_url", base, "URL of the document")->required();
-  links->add_option("--parser", parser, "gumbo or myhtml")->capture_default_str();
+  links->add_option("--parser", parser, "gumbo, myhtml or scan")->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,11 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <optional>
-#include <fstream>
 #include <iostream>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +19,7 @@
 #include "fetcher/html_char_refs.h"
 #include "fetcher/html_parser.h"
 #include "fetcher/scan_html_parser.h"
+#include "tests/support/python_docs.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -272,25 +270,11 @@ TEST_F(HtmlLinkScannerTest, RandomTagSoupAgreesWheneverItAnswers) {
 
 // Real documentation pages from Debian's python3-doc package, when installed.
 TEST_F(HtmlLinkScannerTest, PythonDocumentationCorpusAgrees) {
-  namespace fs = std::filesystem;
-  std::set<fs::path> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/usr/share/doc", ec)) {
-    if (!entry.path().filename().string().starts_with("python3")) continue;
-    const fs::path html_dir = entry.path() / "html";
-    if (!fs::is_directory(html_dir, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(html_dir, ec); it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
-      if (it->is_regular_file(ec) && it->path().extension() == ".html") files.insert(fs::canonical(it->path(), ec));
-    }
-  }
+  const auto files = corpus::PythonDocumentationPages();
   if (files.empty()) GTEST_SKIP() << "python3-doc is not installed";
   size_t answered = 0;
-  for (const fs::path& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream content;
-    content << in.rdbuf();
-    answered += ExpectAgreesWhenItAnswers(content.str(), file.string()) ? 1 : 0;
+  for (const auto& file : files) {
+    answered += ExpectAgreesWhenItAnswers(corpus::ReadWholeFile(file), file.string()) ? 1 : 0;
     if (HasFailure()) break;
   }
   EXPECT_GT(answered, files.size() / 2) << "most documentation pages need no tree";

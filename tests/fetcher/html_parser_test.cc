@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
@@ -18,6 +17,7 @@
 
 #include "fetcher/charset.h"
 #include "fetcher/html_depth_limit.h"
+#include "tests/support/python_docs.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -441,27 +441,13 @@ TEST_F(HtmlParserDifferentialTest, DeepAndRandomishMarkupAgrees) {
 
 // Real documentation pages from Debian's python3-doc package, when installed.
 TEST_F(HtmlParserDifferentialTest, PythonDocumentationCorpusAgrees) {
-  namespace fs = std::filesystem;
-  std::set<fs::path> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/usr/share/doc", ec)) {
-    if (!entry.path().filename().string().starts_with("python3")) continue;
-    const fs::path html_dir = entry.path() / "html";
-    if (!fs::is_directory(html_dir, ec)) continue;
-    for (auto it = fs::recursive_directory_iterator(html_dir, ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file(ec) && it->path().extension() == ".html") {
-        files.insert(fs::canonical(it->path(), ec));
-      }
-    }
-  }
+  const auto files = corpus::PythonDocumentationPages();
   if (files.empty()) GTEST_SKIP() << "python3-doc is not installed";
   size_t pages = 0;
   size_t links = 0;
-  for (const fs::path& file : files) {
-    std::ifstream in(file, std::ios::binary);
+  for (const auto& file : files) {
     std::stringstream content;
-    content << in.rdbuf();
+    content << corpus::ReadWholeFile(file);
     const ParsedHtml a = gumbo_->Parse(content.str());
     const ParsedHtml b = myhtml_->Parse(content.str());
     ASSERT_EQ(a, b) << file << "\n--- gumbo:\n"
