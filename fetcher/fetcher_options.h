@@ -67,7 +67,8 @@ struct FetcherOptions {
   // 6.7x MyHTML's speed on the 530 Python doc pages, every one read without
   // a tree; MyHTML for the pages its guard cannot vouch for and whenever
   // text is wanted: scan_html_parser.h), myhtml (~3x gumbo's speed) or gumbo
-  // (the reference). All give identical results.
+  // (the reference). All give the same results (scan_html_parser.h says
+  // where not).
   std::string parser = "scan";
   // Follow links marked rel=nofollow or pages with meta robots nofollow.
   bool ignore_nofollow = false;

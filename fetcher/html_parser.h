@@ -3,7 +3,9 @@
 // three backends: "gumbo" (gumbo-parser, the reference), "myhtml" (MyHTML
 // from libmodest, faster) and "scan" (no tree where none is needed, else
 // MyHTML: scan_html_parser.h). All run the same extraction code, so they
-// give identical results on the same input; tests check that.
+// give identical results on the same input (tests check that), except that
+// "scan" reads whole the pages the tree builders cut for their depth, and
+// follows the standard where gumbo departs from it (html_link_scanner.h).
 //
 // Thread-safety: a parser instance keeps scratch memory that it reuses across
 // pages, so Parse() must not run on one instance from two threads at once.
