@@ -28,21 +28,41 @@ constexpr std::array<std::string_view, 106> kLegacyNames = {
     "sect",   "shy",    "sup1",   "sup2",   "sup3",   "szlig",  "thorn",  "times",  "uacute", "ucirc",
     "ugrave", "uml",    "uuml",   "yacute", "yen",    "yuml"};
 
-// The named references decoded here: a name and what it stands for.
+// The named references decoded here (the markup ones and those common in
+// titles), a name and what it stands for, from the HTML standard's table.
 struct Simple {
   std::string_view name;
   std::string_view value;
 };
-constexpr std::array<Simple, 10> kSimple = {{{"amp", "&"},
-                                              {"AMP", "&"},
-                                              {"lt", "<"},
-                                              {"LT", "<"},
-                                              {"gt", ">"},
-                                              {"GT", ">"},
-                                              {"quot", "\""},
-                                              {"QUOT", "\""},
-                                              {"apos", "'"},  // not legacy: only with ';'
-                                              {"nbsp", "\xC2\xA0"}}};
+constexpr std::array<Simple, 27> kSimple = {{
+    {"amp", "&"},
+    {"AMP", "&"},
+    {"lt", "<"},
+    {"LT", "<"},
+    {"gt", ">"},
+    {"GT", ">"},
+    {"quot", "\""},
+    {"QUOT", "\""},
+    {"apos", "'"},  // not legacy: only with ';'
+    {"nbsp", "\xC2\xA0"},
+    {"copy", "\xC2\xA9"},
+    {"reg", "\xC2\xAE"},
+    {"laquo", "\xC2\xAB"},
+    {"raquo", "\xC2\xBB"},
+    {"middot", "\xC2\xB7"},
+    {"times", "\xC3\x97"},
+    {"deg", "\xC2\xB0"},
+    {"mdash", "\xE2\x80\x94"},  // from here on not legacy: only with ';'
+    {"ndash", "\xE2\x80\x93"},
+    {"hellip", "\xE2\x80\xA6"},
+    {"lsquo", "\xE2\x80\x98"},
+    {"rsquo", "\xE2\x80\x99"},
+    {"ldquo", "\xE2\x80\x9C"},
+    {"rdquo", "\xE2\x80\x9D"},
+    {"bull", "\xE2\x80\xA2"},
+    {"trade", "\xE2\x84\xA2"},
+    {"euro", "\xE2\x82\xAC"},
+}};
 
 const Simple* FindSimple(std::string_view name) {
   for (const Simple& s : kSimple) {

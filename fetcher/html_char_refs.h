@@ -1,6 +1,7 @@
 // Character references the way the HTML tokenizer decodes them, for the
 // few that real links and titles carry (&amp; &lt; &gt; &quot; &apos;
-// &nbsp; and plain numeric ones), and a refusal for the rest: deciding any
+// &nbsp;, &copy; &mdash; &hellip; and a dozen more, and plain numeric
+// ones), and a refusal for the rest: deciding any
 // other named reference needs the standard's 2,231-name table and its
 // longest-match rule, which is the tree builders' job (html_link_scanner.h
 // then gives up). Input line breaks are normalised as the tokenizer's input

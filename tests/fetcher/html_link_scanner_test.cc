@@ -140,8 +140,8 @@ TEST_F(HtmlLinkScannerTest, GivesUpWhereATreeBuilderMovesClonesOrDropsElements) 
       {"<svg><foreignObject><a href=1></a></foreignObject></svg>", "svg content", {"1"}},
       {"<svg><![CDATA[<a href=1>]]></svg>", "svg content", {}},
       // A named reference needs the standard's table.
-      {"<a href='/a&mdash;b'>x</a>", "character reference", {"/a\xE2\x80\x94" "b"}},
-      {"<title>&mdash;</title>", "character reference", {}},
+      {"<a href='/a&notin;b'>x</a>", "character reference", {"/a\xE2\x88\x89" "b"}},
+      {"<title>&notin;</title>", "character reference", {}},
       // "<!--" then "<script" in a script: the double-escaped states.
       {"<script><!--<script></script><a href=1></script><a href=2>", "escaped script", {"2"}},
   };
@@ -197,6 +197,7 @@ TEST_F(HtmlLinkScannerTest, TokenizerCornersAgree) {
       "<a\nhref\n=\n1\n>x</a><a\rhref=\"a\r\nb\rc\">x</a>",
       "<title>a</title><title>b</title>",
       "<title>A &amp; B &lt;c&gt; &#169; &quot;d&quot; &nbsp;e</title>",
+      "<title>Docs &mdash; Python &copy; 2026 &hellip; &raquo;</title><a href='/a?x=1&copy=2&reg/&mdash;'>x</a>",
       "<title>a</TITLE foo=bar><a href=1>",
       "<title></titlex></title ><a href=1>",
       "<script>'</script'</script><a href=1>",
@@ -351,8 +352,11 @@ TEST(HtmlCharRefsTest, DecodesTheSimpleOnesAndRefusesWhatNeedsTheTable) {
   EXPECT_EQ(decode("&ampx", attr), "&ampx");       // before a letter in an attribute: as written
   EXPECT_EQ(decode("?a=1&b=2&id=3", attr), "?a=1&b=2&id=3");
   EXPECT_EQ(decode("&copy=1&not=2", attr), "&copy=1&not=2");
-  EXPECT_EQ(decode("&copy", attr), std::nullopt);  // legacy, decodes, not among the simple ones
-  EXPECT_EQ(decode("&mdash;", attr), std::nullopt);
+  EXPECT_EQ(decode("&copy/", attr), "\xC2\xA9/");  // legacy, unterminated, before a non-alphanumeric
+  EXPECT_EQ(decode("&COPY", attr), std::nullopt);    // legacy, decodes, not among the simple ones
+  EXPECT_EQ(decode("&mdash;&hellip;&euro;", attr), "\xE2\x80\x94\xE2\x80\xA6\xE2\x82\xAC");
+  EXPECT_EQ(decode("&mdash", attr), "&mdash");       // not legacy: without ';' it is no reference
+  EXPECT_EQ(decode("&notin;", attr), std::nullopt);
   EXPECT_EQ(decode("&unknown;", attr), std::nullopt);
   EXPECT_EQ(decode("& &; &#; &#x;", attr), "& &; &#; &#x;");
   EXPECT_EQ(decode("&#65;&#x42;&#X43&#100", attr), "ABCd");
