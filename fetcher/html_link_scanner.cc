@@ -21,6 +21,14 @@ constexpr size_t kEof = std::string_view::npos;
 // which its input stream turns into LF.
 bool IsTagSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r'; }
 
+// A control character that is not whitespace: gumbo takes some of them
+// (vertical tab) for whitespace in tags, where the standard and MyHTML do
+// not; a tag that holds one is left to the tree builder.
+bool IsControl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && !IsTagSpace(c)) || u == 0x7F;
+}
+
 bool OneOf(std::string_view name, std::initializer_list<std::string_view> names) {
   for (std::string_view n : names) {
     if (n == name) return true;
@@ -228,7 +236,16 @@ class Scanner {
         EndTag();
         return end;
       }
-      if (d == '>') return lt + 3;  // "</>" is dropped
+      if (d == '>') {  // "</>" is dropped...
+        // ...but gumbo then misreads the source of the next tag: before an
+        // SVG tag that changes where the SVG ends (gumbo's departure, below).
+        if (lt + 4 < n && html_[lt + 3] == '<' && IsAsciiAlpha(html_[lt + 4]) &&
+            (in_svg_ || EqualsIgnoreCaseAscii(html_.substr(lt + 4, 3), "svg"))) {
+          failure_ = "gumbo's svg";
+          return kEof;
+        }
+        return lt + 3;
+      }
       return BogusComment(lt + 2);
     }
     if (c == '!') {
@@ -268,6 +285,7 @@ class Scanner {
     tag->Clear();
     const size_t n = html_.size();
     while (p < n && !IsTagSpace(html_[p]) && html_[p] != '/' && html_[p] != '>') {
+      if (IsControl(html_[p])) failure_ = "control character";
       tag->name.push_back(ToLowerAscii(html_[p]));
       ++p;
     }
@@ -286,16 +304,20 @@ class Scanner {
       if (html_[p] == '>') return p + 1;
       // Attribute name: its first character may be '=' (a parse error).
       const size_t name_offset = tag->names.size();
+      if (IsControl(html_[p])) failure_ = "control character";
       tag->names.push_back(ToLowerAscii(html_[p++]));
       while (p < n && !IsTagSpace(html_[p]) && html_[p] != '/' && html_[p] != '>' && html_[p] != '=') {
+        if (IsControl(html_[p])) failure_ = "control character";
         tag->names.push_back(ToLowerAscii(html_[p++]));
       }
       const auto name_length = static_cast<uint32_t>(tag->names.size() - name_offset);
       std::string_view value;
+      bool has_value = false;
       while (p < n && IsTagSpace(html_[p])) ++p;  // after attribute name
       if (p >= n) return kEof;
       bool tag_ends = false;
       if (html_[p] == '=') {
+        has_value = true;
         ++p;
         while (p < n && IsTagSpace(html_[p])) ++p;  // before attribute value
         if (p >= n) return kEof;
@@ -318,6 +340,9 @@ class Scanner {
       bool duplicate = false;
       for (const Tag::Attribute& a : tag->attributes) duplicate = duplicate || tag->AttributeName(a) == name;
       if (duplicate) {
+        // A repeated attribute without a value: gumbo drops the attribute
+        // after it (the standard and MyHTML keep it): left to MyHTML.
+        if (!has_value) failure_ = "gumbo's duplicate attribute";
         tag->names.resize(name_offset);
       } else {
         tag->attributes.push_back(Tag::Attribute{static_cast<uint32_t>(name_offset), name_length, value});
@@ -328,7 +353,7 @@ class Scanner {
 
   // Raw text, RCDATA or script data from `from` up to its end tag "</name"
   // + space, '/' or '>': returns where that end tag starts (kEof if none).
-  size_t FindEndTag(size_t from, std::string_view name) const {
+  size_t FindEndTag(size_t from, std::string_view name) {
     const size_t n = html_.size();
     for (size_t p = html_.find("</", from); p != std::string_view::npos; p = html_.find("</", p + 1)) {
       const size_t after = p + 2 + name.size();
@@ -336,6 +361,10 @@ class Scanner {
       if (!EqualsIgnoreCaseAscii(html_.substr(p + 2, name.size()), name)) continue;
       const char c = html_[after];
       if (IsTagSpace(c) || c == '/' || c == '>') return p;
+      if (IsControl(c)) {  // gumbo may end the element here, the standard does not
+        failure_ = "control character";
+        return kEof;
+      }
     }
     return kEof;
   }
@@ -442,6 +471,12 @@ class Scanner {
     Emit(ElementKind::kTitle);
     std::string_view text;
     const size_t after = SkipRawText(end, "title", &text);
+    if (after == kEof) {
+      // A <title> the input ends in: MyHTML drops its text (the standard
+      // and gumbo keep it): left to MyHTML, so that the answer is one.
+      if (failure_ == nullptr) failure_ = "unterminated title";
+      return kEof;
+    }
     if (!text.empty()) {
       std::string decoded;
       if (!DecodeSimpleCharRefs(text, CharRefContext::kText, &decoded)) {
@@ -488,6 +523,7 @@ class Scanner {
   // What would take the content back to HTML gives up.
   size_t Svg(size_t p) {
     std::vector<std::string> open = {"svg"};
+    in_svg_ = true;
     const size_t n = html_.size();
     while (!open.empty()) {
       const size_t lt = html_.find('<', p);
@@ -499,11 +535,19 @@ class Scanner {
         if (after == kEof) return kEof;
         const std::string& name = svg_tag_.name;
         if (end_tag) {
+          // "</svg >", "</svg/>", "</svg x>": gumbo compares the source
+          // text and does not close the element (the standard and MyHTML
+          // do): left to MyHTML, so that the answer is a tree builder's.
+          if (html_[lt + 2 + name.size()] != '>') {
+            failure_ = "gumbo's svg";
+            return kEof;
+          }
           if (name != open.back()) {
             failure_ = "svg content";
             return kEof;
           }
           open.pop_back();
+          if (open.empty()) in_svg_ = false;
         } else if (InfoOf(name).flags & kSvgBreakout) {
           failure_ = "svg content";
           return kEof;
@@ -531,6 +575,7 @@ class Scanner {
   Tag svg_tag_;
   std::vector<TableState> tables_;
   bool anchor_open_ = false;
+  bool in_svg_ = false;
   std::vector<std::string> inside_anchor_;  // opened inside the open <a>, innermost last
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "common/utf8.h"
 #include "fetcher/charset.h"
 #include "fetcher/html_link_scanner.h"
 
@@ -18,14 +19,41 @@ ScanHtmlParser::ScanHtmlParser(const HtmlParserOptions& options) : HtmlParser(op
 
 namespace {
 
-bool YieldsCleanUtf8(const ParsedHtml& parsed) {
-  if (!IsCleanUtf8(parsed.title) || !IsCleanUtf8(parsed.base_href) || !IsCleanUtf8(parsed.meta_charset)) {
-    return false;
-  }
+template <typename Check>
+bool EveryYield(const ParsedHtml& parsed, Check check) {
+  if (!check(parsed.title) || !check(parsed.base_href) || !check(parsed.meta_charset)) return false;
   for (const RawLink& link : parsed.links) {
-    if (!IsCleanUtf8(link.href)) return false;
+    if (!check(link.href)) return false;
   }
   return true;
+}
+
+bool YieldsCleanUtf8(const ParsedHtml& parsed) {
+  return EveryYield(parsed, [](const std::string& s) { return IsCleanUtf8(s); });
+}
+
+// The tree builders disagree on control characters and noncharacters
+// (gumbo replaces them with U+FFFD, MyHTML keeps them, as the standard
+// does): a page that yields one is left to MyHTML, the backend's answer
+// wherever it gives up. `s` is valid UTF-8 here.
+bool YieldsNoControls(const ParsedHtml& parsed) {
+  return EveryYield(parsed, [](const std::string& s) {
+    for (size_t i = 0; i < s.size();) {
+      const auto byte = static_cast<unsigned char>(s[i]);
+      if (byte < 0x80) {
+        if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\f' && byte != '\r') || byte == 0x7F) {
+          return false;
+        }
+        ++i;
+        continue;
+      }
+      size_t length = 1;
+      const char32_t cp = DecodeUtf8CodePoint(s, i, &length);
+      if ((cp >= 0x80 && cp <= 0x9F) || (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE) return false;
+      i += length;
+    }
+    return true;
+  });
 }
 
 }  // namespace
@@ -49,6 +77,7 @@ bool ScanHtmlParser::ParseWithoutTree(std::string_view html, ParsedHtml* out) {
     scanned = ParsedHtml();
     needs_tree = ScanHtmlLinks(repaired, &scanned);
   }
+  if (needs_tree == nullptr && !YieldsNoControls(scanned)) needs_tree = "control character";
   if (needs_tree != nullptr) {
     ++tree_pages_[needs_tree];
     ProcessTotals().tree.fetch_add(1, std::memory_order_relaxed);
