@@ -15,8 +15,9 @@
 // current node is a cell, an open <a> and what was opened inside it, open
 // SVG elements) and, at the first one, gives up: the page then needs a tree
 // builder (scan_html_parser.h falls back to MyHTML). A character reference
-// it does not decode itself (any named one beyond amp/lt/gt/quot/apos/nbsp,
-// odd numeric ones) in an attribute or title that matters also gives up.
+// it does not decode itself (a named one outside the common few of
+// html_char_refs.h, odd numeric ones) in an attribute or title that matters
+// also gives up.
 // So every answer it gives is the tree builders' answer; the differential
 // tests (tests/fetcher/html_link_scanner_test.cc) hold it to gumbo's.
 //

@@ -65,8 +65,9 @@ class Launcher {
     }
     // Each listener binds a Unix socket for this machine's own peers and a
     // loopback TCP port for tools (./run status) and the start-up probe.
-    // Pages cross to the writer over the Unix socket: ~5-7% less CPU per
-    // page than over loopback TCP (bench/RESULTS.md, run U). The socket's
+    // Pages cross to the writer over the Unix socket, with less kernel time
+    // than over loopback TCP (with the digest change of the same commit,
+    // 4-6% less CPU per page: bench/RESULTS.md, run U). The socket's
     // name is in the abstract namespace (no file to clean up after a kill)
     // and carries the TCP port, which this crawl holds: no two crawls share
     // a name. Like loopback TCP, any local user can reach it.
