@@ -4,10 +4,14 @@
 #include <cstring>
 #include <ctime>
 
+#include <sys/socket.h>
+
 #include "common/ascii.h"
+#include "common/ip_network.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
 #include "fetcher/failure_cause.h"
+#include "fetcher/private_address_guard.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -57,6 +61,7 @@ CurlTransfer::CurlTransfer(const HttpOptions& options) : options_(options), curl
 
 CurlTransfer::~CurlTransfer() {
   if (curl_) curl_easy_cleanup(curl_);
+  curl_slist_free_all(resolve_);
 }
 
 void CurlTransfer::SetFixedOptions() {
@@ -87,6 +92,36 @@ void CurlTransfer::SetFixedOptions() {
     curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);  // only feeds OnDebug
   }
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_);
+  if (options_.address_guard) {
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, this);
+  }
+  for (const std::string& entry : options_.resolve) resolve_ = curl_slist_append(resolve_, entry.c_str());
+  if (resolve_) curl_easy_setopt(c, CURLOPT_RESOLVE, resolve_);
+}
+
+curl_socket_t CurlTransfer::OnOpenSocket(void* user, curlsocktype purpose, curl_sockaddr* address) {
+  auto* self = static_cast<CurlTransfer*>(user);
+  if (purpose == CURLSOCKTYPE_IPCXN) {
+    // The host of the hop being connected: libcurl moves the effective URL
+    // to each redirect target it follows before connecting there.
+    char* effective = nullptr;
+    curl_easy_getinfo(self->curl_, CURLINFO_EFFECTIVE_URL, &effective);
+    auto url = Url::Parse(effective ? effective : self->url_);
+    const std::string host = url.ok() ? std::string(url->hostname()) : std::string();
+    auto ip = IpAddress::FromSockaddr(&address->addr, address->addrlen);
+    std::optional<std::string> refusal =
+        ip ? self->options_.address_guard->Refusal(*ip, host)
+           : std::optional<std::string>("not an IP address (family " + std::to_string(address->family) + ")");
+    if (refusal) {
+      // libcurl tries the host's next address, if any; Finish reports the
+      // refusal only if none connected.
+      self->refusal_ = std::move(*refusal);
+      return CURL_SOCKET_BAD;
+    }
+    self->refusal_.clear();  // another address of the host, or the next hop, connects
+  }
+  return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
 void CurlTransfer::Begin(const HttpRequest& request, HttpResponse* response) {
@@ -111,6 +146,7 @@ void CurlTransfer::BeginHop(const std::string& url) {
   r.request_headers.clear();
   r.body_truncated = false;
   too_large_ = false;
+  refusal_.clear();
   error_[0] = '\0';
   curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
   curl_easy_setopt(curl_, CURLOPT_FOLLOWLOCATION, request_.follow_any_redirect ? 1L : 0L);
@@ -146,6 +182,13 @@ void CurlTransfer::Finish(CURLcode code) {
   if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && response.body_truncated)) {
     response.status = v1::FETCH_STATUS_OK;
     response.error.clear();
+    return;
+  }
+  if (!refusal_.empty()) {
+    // The guard refused every address of the host: no packet was sent.
+    response.status = v1::FETCH_STATUS_PRIVATE_ADDRESS;
+    response.error = "refused to connect: " + refusal_;
+    response.cause = "private_address";
     return;
   }
   response.error = std::string(curl_easy_strerror(code)) + (error_[0] ? ": " : "") + error_;

@@ -51,6 +51,9 @@ class CurlTransfer {
   static size_t OnBody(char* data, size_t size, size_t count, void* user);
   static size_t OnHeader(char* data, size_t size, size_t count, void* user);
   static int OnDebug(CURL*, curl_infotype type, char* data, size_t size, void* user);
+  // libcurl's socket opener: asks the address guard about every address
+  // libcurl is about to connect to (after DNS, on every hop).
+  static curl_socket_t OnOpenSocket(void* user, curlsocktype purpose, curl_sockaddr* address);
 
   const HttpOptions& options_;
   CURL* curl_;
@@ -60,6 +63,8 @@ class CurlTransfer {
   uint32_t hops_ = 0;   // same-origin redirects followed for this request
   uint64_t max_body_ = 0;
   bool too_large_ = false;
+  std::string refusal_;  // why the guard refused an address in this hop
+  curl_slist* resolve_ = nullptr;  // options_.resolve, for CURLOPT_RESOLVE
   char error_[CURL_ERROR_SIZE] = {};
 };
 

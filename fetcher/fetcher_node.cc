@@ -8,6 +8,7 @@
 
 #include "common/process_identity.h"
 #include "common/shutdown_signal.h"
+#include "fetcher/private_address_guard.h"
 #include "fetcher/scan_html_parser.h"
 #include "net/zmq_io.h"
 
@@ -46,6 +47,11 @@ FetcherNode::FetcherNode(const FetcherOptions& options, zmq::context_t& context,
       threads_(options.threads) {}
 
 FetcherNode::~FetcherNode() { StopWork(); }
+
+FetcherOptions FetcherNode::WithAddressGuard(FetcherOptions options) {
+  options.http.address_guard = std::make_shared<PrivateAddressGuard>();
+  return options;
+}
 
 void FetcherNode::StopWork() {
   // The loop first: its callbacks hand responses to the pool.
@@ -92,7 +98,7 @@ Status FetcherNode::Start() {
     shared->outcomes.Push(std::move(outcome));
   });
   if (event_loop()) {
-    loop_ = std::make_unique<CurlMultiLoop>(options_.http, threads_);
+    loop_ = std::make_unique<CurlMultiLoop>(shared_->options.http, threads_);
     if (Status s = loop_->Start(); !s.ok()) return s;
   }
   spdlog::info("fetcher started id={} io={} in_flight={} workers={} frontier={} writer={}",
@@ -110,6 +116,11 @@ void FetcherNode::SayReady(PeerLink& link) {
   ready->set_threads(threads_);
   ready->set_hostname(LocalHostName());
   ready->set_pid(static_cast<uint32_t>(getpid()));
+  if (&link == frontier_.get()) {
+    // What we still work on; the frontier returns our other leases at once.
+    ready->mutable_held_lease_ids()->Reserve(static_cast<int>(held_.size()));
+    for (const auto& [lease_id, held] : held_) ready->add_held_lease_ids(lease_id);
+  }
   link.Send(envelope).IgnoreError();
   if (&link == frontier_.get()) outstanding_credit_ = 0;
 }
@@ -222,6 +233,11 @@ void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
       SayReady(*frontier_);
       break;
     case v1::Envelope::kHeartbeat:
+      // The frontier's answer to our Ready: which non-public addresses this
+      // crawl may reach. It comes before any work on the same connection.
+      if (envelope.heartbeat().has_network_policy()) {
+        shared_->options.http.address_guard->Set(envelope.heartbeat().network_policy());
+      }
       break;
     case v1::Envelope::kSetThreads: {
       const uint32_t threads = std::clamp<uint32_t>(envelope.set_threads().threads(), 1, 4096);

@@ -109,8 +109,10 @@ class FetcherNode {
   // alive. Tasks capture this, never the node.
   struct WorkerShared {
     explicit WorkerShared(const FetcherOptions& o, const Clock& c, std::string id)
-        : options(o), clock(c), sender_id(std::move(id)) {}
-    const FetcherOptions options;  // a copy
+        : options(WithAddressGuard(o)), clock(c), sender_id(std::move(id)) {}
+    // A copy, with a fresh guard over the addresses every transfer connects
+    // to (filled from the frontier's NetworkPolicy).
+    const FetcherOptions options;
     const Clock& clock;            // the process's; outlives every task
     const std::string sender_id;
     // Lent to the workers for each parse (html_parser_pool.h).
@@ -120,6 +122,7 @@ class FetcherNode {
     WriterWantsCell writer_wants;
     NotifyingQueue<FetchOutcome> outcomes;  // workers -> the main loop
   };
+  static FetcherOptions WithAddressGuard(FetcherOptions options);
   // The calling worker thread's own processor, over `shared`.
   static PageProcessor& ThreadProcessor(const std::shared_ptr<WorkerShared>& shared);
 

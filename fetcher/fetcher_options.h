@@ -4,14 +4,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/logging.h"
 #include "net/liveness_options.h"
 #include "net/security_options.h"
 
 namespace zcrawl::fetcher {
+
+class PrivateAddressGuard;
 
 struct HttpOptions {
   // Names the crawler and where to learn about it, as polite crawlers do.
@@ -35,6 +39,14 @@ struct HttpOptions {
   // Record the request as sent (for WARC request records); costs libcurl's
   // verbose tracing on every request.
   bool capture_request_headers = true;
+  // Fixed addresses for host names, "HOST:PORT:ADDRESS[,ADDRESS]" as curl's
+  // --resolve: a staging site under its real name, a test. The address
+  // guard still judges the address.
+  std::vector<std::string> resolve;
+  // Not a setting: the node's guard over the addresses connected to, shared
+  // by all its transfers and filled from the frontier's NetworkPolicy
+  // (private_address_guard.h). Null (unit tests of the client): no check.
+  std::shared_ptr<PrivateAddressGuard> address_guard;
 };
 
 struct FetcherOptions {

@@ -40,6 +40,21 @@ void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
   d.Option("--max-redirects", o.http.max_redirects, "Same-origin redirects followed")
       ->capture_default_str()->check(CLI::Range(0u, 20u));
   d.Flag("!--insecure-tls", o.http.verify_tls, "Do not verify TLS certificates");
+  d.Option("--resolve", o.http.resolve,
+           "Connect HOST:PORT to ADDRESS, as curl's --resolve (HOST:PORT:ADDRESS[,ADDRESS]; repeatable)")
+      ->allow_extra_args(false)
+      ->check([](const std::string& entry) -> std::string {
+        const size_t first = entry.find(':');
+        const size_t second = first == std::string::npos ? first : entry.find(':', first + 1);
+        if (first == 0 || second == std::string::npos || second == first + 1 ||
+            second + 1 >= entry.size()) {
+          return "expected HOST:PORT:ADDRESS, got \"" + entry + "\"";
+        }
+        for (size_t i = first + 1; i < second; ++i) {
+          if (entry[i] < '0' || entry[i] > '9') return "the port of \"" + entry + "\" is not a number";
+        }
+        return "";
+      });
   d.Option("--ca-file", o.http.ca_file, "PEM file of CA certificates to trust instead of the system's")
       ->check(CLI::ExistingFile);
   AddLivenessFlags(d, o.link, /*reconnects=*/true);

@@ -13,6 +13,7 @@
 #include "common/json_writer.h"
 #include "common/process_identity.h"
 #include "common/seed_list.h"
+#include "frontier/network_policy.h"
 #include "common/shutdown_signal.h"
 #include "common/url.h"
 #include "frontier/url_fingerprint.h"
@@ -61,6 +62,10 @@ Status Broker::Start() {
     seeds.push_back(std::move(*url));
   }
   if (seeds.empty()) return InvalidArgumentError("no seed URLs given");
+  auto network_policy =
+      MakeNetworkPolicy(seeds, options_.allow_private_addresses, options_.allow_networks);
+  if (!network_policy.ok()) return network_policy.status();
+  network_policy_ = std::move(*network_policy);
   scope.allow_domains = options_.allow_domains;
   scope.any_host = options_.scope == "web";
   if (scope.any_host && options_.max_pages_per_domain == 0) {
@@ -88,6 +93,7 @@ Status Broker::Start() {
   }
   if (Status s = Bind(socket_, options_.bind); !s.ok()) return s;
   spdlog::info("frontier listening endpoint={} seeds={}", options_.bind, seeds.size());
+  spdlog::info("fetchers may reach {}", DescribeNetworkPolicy(network_policy_));
   spdlog::info("frontier memory budget {} MB: seen filter {} MB, store cache {} MB, known-URL "
                "cache {} MB, {} queued URLs in RAM",
                std::max(options_.memory_mb, MemoryBudget::kMinMb), budget_.filter_bytes >> 20,
@@ -200,19 +206,32 @@ void Broker::HandleMessage(const std::string& identity, std::string_view payload
 
 void Broker::HandleReady(Peer& peer, const v1::Envelope& envelope) {
   const auto& ready = envelope.ready();
+  const bool rejoined = peer.role == v1::PEER_ROLE_FETCHER && ready.role() == v1::PEER_ROLE_FETCHER;
   peer.role = ready.role();
   peer.sender_id = envelope.sender_id();
   peer.hostname = ready.hostname();
   peer.pid = ready.pid();
   peer.credit = 0;  // a (re)joining fetcher asks afresh
-  spdlog::info("peer joined id={} role={} host={} pid={} threads={}", peer.sender_id,
-               v1::PeerRole_Name(peer.role), peer.hostname, peer.pid, ready.threads());
+  if (rejoined) {
+    // A fetcher that reconnected: it keeps what it still holds; the rest
+    // goes back now rather than at its lease expiry.
+    const std::unordered_set<uint64_t> held(ready.held_lease_ids().begin(), ready.held_lease_ids().end());
+    const uint64_t returned = scheduler_->ReturnLeasesNotHeld(peer.identity, held);
+    counters_.leases_not_held += returned;
+    spdlog::info("peer rejoined id={} leases_kept={} leases_returned={}", peer.sender_id,
+                 scheduler_->leases_of(peer.identity), returned);
+  } else {
+    spdlog::info("peer joined id={} role={} host={} pid={} threads={}", peer.sender_id,
+                 v1::PeerRole_Name(peer.role), peer.hostname, peer.pid, ready.threads());
+  }
   v1::Envelope reply;
   if (finished_) {
     reply.mutable_shutdown()->set_reason("crawl finished");
     peer.told_shutdown = true;
   } else {
-    reply.mutable_heartbeat();
+    auto* heartbeat = reply.mutable_heartbeat();
+    // Before any work on this connection: what its transfers may reach.
+    if (peer.role == v1::PEER_ROLE_FETCHER) *heartbeat->mutable_network_policy() = network_policy_;
   }
   Send(peer, reply);
 }
@@ -325,6 +344,18 @@ void Broker::Dispatch() {
 void Broker::Maintain() {
   const int64_t now = clock_.NowMs();
   const int64_t dead_after = options_.link.heartbeat_ms * options_.link.liveness;
+  // Silence counts only while this loop runs (at least once a heartbeat):
+  // after the frontier itself stood still (SIGSTOP, a VM pause, swapping),
+  // what its peers sent meanwhile is still arriving, so the gap is not held
+  // against them. Lease deadlines are not moved (they are far longer).
+  const int64_t stalled_ms = last_maintain_ms_ == 0 ? 0 : now - last_maintain_ms_;
+  last_maintain_ms_ = now;
+  if (stalled_ms > 2 * options_.link.heartbeat_ms) {
+    ++counters_.own_stalls;
+    spdlog::warn("frontier stood still for {} ms; its peers' silence meanwhile is not counted",
+                 stalled_ms);
+    for (auto& [identity, peer] : peers_) peer.last_seen_ms = std::min(now, peer.last_seen_ms + stalled_ms);
+  }
   for (auto it = peers_.begin(); it != peers_.end();) {
     Peer& peer = it->second;
     if (now - peer.last_seen_ms > dead_after) {

@@ -44,6 +44,8 @@ struct BrokerCounters {
   uint64_t peers_lost = 0;
   uint64_t sends_failed = 0;   // envelopes that could not be sent (peer gone, queue full)
   uint64_t leases_unsent = 0;  // leases of those, returned at once
+  uint64_t leases_not_held = 0;  // returned when their fetcher rejoined without them
+  uint64_t own_stalls = 0;       // times the frontier itself did not run for long (SIGSTOP, swap)
 };
 
 class Broker {
@@ -105,6 +107,8 @@ class Broker {
   zmq::socket_t socket_;
 
   std::unique_ptr<ScopePolicy> scope_;
+  int64_t last_maintain_ms_ = 0;  // when Maintain last ran (own stalls)
+  v1::NetworkPolicy network_policy_;  // sent to each fetcher that says Ready
   const MemoryBudget budget_;
   // Declared before what points at it. Always present: without --state it
   // lives in a temporary folder deleted on exit (one engine, one code path).

@@ -100,6 +100,9 @@ void Broker::WriteSummary() const {
       .EndObject();
   json.Key("malformed_messages").Uint(counters_.malformed_messages);
   json.Key("peers_lost").Uint(counters_.peers_lost);  // declared dead after liveness x heartbeat of silence
+  json.Key("leases_not_held").Uint(counters_.leases_not_held);  // returned when a fetcher rejoined without them
+  json.Key("stale_reports").Uint(counters_.stale_reports);  // reports of leases no longer theirs, ignored
+  json.Key("own_stalls").Uint(counters_.own_stalls);  // the frontier itself stood still (stopped, swapped out)
   // What the memory budget bought: the frontier's own peak, and how much of
   // the queues and seen checks went to disk.
   rusage usage{};
@@ -154,6 +157,8 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
   AppendMetric(out, "zcrawl_frontier_peers_lost_total", "counter", "Peers declared dead", counters_.peers_lost);
   AppendMetric(out, "zcrawl_frontier_sends_failed_total", "counter", "Envelopes that could not be sent", counters_.sends_failed);
+  AppendMetric(out, "zcrawl_frontier_leases_not_held_total", "counter", "Leases returned when their fetcher rejoined without them", counters_.leases_not_held);
+  AppendMetric(out, "zcrawl_frontier_own_stalls_total", "counter", "Times the frontier itself stood still longer than a peer's liveness allows", counters_.own_stalls);
   AppendMetric(out, "zcrawl_frontier_leases_unsent_total", "counter", "Leases whose WorkBatch could not be sent, returned at once", counters_.leases_unsent);
   uint64_t fetchers = 0;
   for (const auto& [id, peer] : peers_) fetchers += peer.role == v1::PEER_ROLE_FETCHER;

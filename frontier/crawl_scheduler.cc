@@ -50,6 +50,7 @@ std::string FetchStatusReason(const v1::FetchReport& report) {
     case v1::FETCH_STATUS_WRITER_FAILED: return "writer_failed";
     case v1::FETCH_STATUS_INVALID_URL: return "invalid_url";
     case v1::FETCH_STATUS_SKIPPED_CONTENT: return "skipped_content";
+    case v1::FETCH_STATUS_PRIVATE_ADDRESS: return "private_address";
     default: return "unknown_status";
   }
 }
@@ -264,6 +265,15 @@ void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& rep
   HostSlot& slot = slots_[slot_index];
   const uint32_t http = report.http_status();
   const bool got_response = report.status() == v1::FETCH_STATUS_OK;
+  if (report.status() == v1::FETCH_STATUS_PRIVATE_ADDRESS) {
+    // Its pages would be refused the same way: they fail now, with that
+    // reason. robots.txt stays needed, so a URL admitted later asks again
+    // (a refusal costs no request) in case the name now resolves elsewhere.
+    slot.robots_state = RobotsState::kNeeded;
+    slot.robots_attempts = 0;
+    FailAllWaiting(slot_index, "private_address");
+    return;
+  }
   if (got_response && http >= 200 && http < 300) {
     slot.robots = RobotsRules::Parse(report.robots_txt(), options_.robots_agent);
     completion.sitemaps = slot.robots->sitemaps();
@@ -396,6 +406,16 @@ void CrawlScheduler::ExpireLeases() {
     ++counts_.expired_leases;
     ReturnLease(id, "lease_expired", /*count_attempt=*/true);
   }
+}
+
+uint64_t CrawlScheduler::ReturnLeasesNotHeld(const std::string& fetcher,
+                                             const std::unordered_set<uint64_t>& held) {
+  std::vector<uint64_t> ids;
+  for (const auto& [id, lease] : leases_) {
+    if (lease.fetcher == fetcher && !held.count(id)) ids.push_back(id);
+  }
+  for (uint64_t id : ids) ReturnLease(id, "not_held", /*count_attempt=*/false);
+  return ids.size();
 }
 
 void CrawlScheduler::ReturnUnsent(const std::vector<uint64_t>& lease_ids) {

@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/clock.h"
@@ -121,6 +122,10 @@ class CrawlScheduler {
   // Returns every lease of `fetcher` to the queue. `count_attempt`: the
   // fetcher died (may have been killed by the URL) rather than left politely.
   void ReleaseFetcher(const std::string& fetcher, bool count_attempt);
+  // A fetcher said Ready again, holding `held`: returns its other leases at
+  // once, as not attempted (their reports, or their batch, were lost with
+  // its old connection). Returns how many.
+  uint64_t ReturnLeasesNotHeld(const std::string& fetcher, const std::unordered_set<uint64_t>& held);
   // Returns leases that never left (their WorkBatch could not be sent): at
   // once, as not attempted.
   void ReturnUnsent(const std::vector<uint64_t>& lease_ids);

@@ -27,6 +27,16 @@ struct FrontierOptions {
   std::string scope = "seeds";
   // Extra registrable domains allowed besides the seeds' hosts (D and *.D).
   std::vector<std::string> allow_domains;
+  // Non-public addresses (loopback, private networks, link-local with the
+  // cloud metadata service, ...: common/ip_network.h) the fetchers may
+  // connect to. Closed by default, so links, redirects and DNS names cannot
+  // turn the crawler against the network it runs in; a seed opens its own:
+  // a seed at an IP address opens that address's block (127.0.0.0/8,
+  // 10.0.0.0/8, ...), a seed named localhost opens loopback, and a seed by
+  // any other name opens that name (whatever it resolves to). Sent to the
+  // fetchers as the NetworkPolicy (network_policy.h).
+  bool allow_private_addresses = false;
+  std::vector<std::string> allow_networks;  // CIDR blocks opened besides
   // Links deeper than this many hops from a seed are not followed (-1: no limit).
   int32_t max_depth = -1;
   // Stop admitting new URLs once this many are known (0: no limit).

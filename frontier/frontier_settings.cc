@@ -22,6 +22,12 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   d.Option("--deny", o.deny_patterns,
                  "Never crawl URLs matching this POSIX extended regex (repeatable; beats --allow)")
       ->allow_extra_args(false);
+  d.Flag("--allow-private-addresses", o.allow_private_addresses,
+         "Let fetchers connect to loopback, private and link-local addresses (cloud metadata "
+         "included); by default only those of the seeds are reached");
+  d.Option("--allow-network", o.allow_networks,
+           "Also reach this non-public CIDR block, e.g. 10.1.0.0/16 (repeatable)")
+      ->allow_extra_args(false);
   d.Option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
       ->capture_default_str();
   d.Option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")

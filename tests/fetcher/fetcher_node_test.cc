@@ -127,12 +127,23 @@ class FetcherNodeTest : public ::testing::TestWithParam<std::string> {
     return envelope;
   }
 
-  // READY on both links, then the writer's first answer; returns the first
-  // WorkRequest the frontier got.
-  std::optional<v1::Envelope> Handshake() {
+  // The frontier's answer to a Ready: its network policy, here opening the
+  // test server's loopback (a seed on 127.0.0.1 does that in a crawl).
+  static v1::Envelope ReadyAnswer(bool open_loopback = true) {
+    v1::Envelope envelope = Heartbeat();
+    auto* policy = envelope.mutable_heartbeat()->mutable_network_policy();
+    if (open_loopback) policy->add_open_networks("127.0.0.0/8");
+    return envelope;
+  }
+
+  // READY on both links, the frontier's answer (`open_loopback`: its policy
+  // lets the fetcher reach the test server), then the writer's first
+  // answer; returns the first WorkRequest the frontier got.
+  std::optional<v1::Envelope> Handshake(bool open_loopback = true) {
     StartFetcher();
     auto ready = Next(frontier_, v1::Envelope::kReady, &fetcher_id_);
     if (!ready || ready->ready().role() != v1::PEER_ROLE_FETCHER) return std::nullopt;
+    FrontierSays(ReadyAnswer(open_loopback));
     if (!Next(writer_, v1::Envelope::kReady)) return std::nullopt;
     WriterSays(Heartbeat());
     return Next(frontier_, v1::Envelope::kWorkRequest);
@@ -191,6 +202,24 @@ TEST_P(FetcherNodeTest, AsksForWorkOnlyOnceTheWriterAnswered) {
   auto request = Next(frontier_, v1::Envelope::kWorkRequest);
   ASSERT_TRUE(request);
   EXPECT_EQ(request->work_request().credit(), options_.threads + options_.prefetch);
+}
+
+// The frontier's policy decides what the fetcher may reach: closed, the
+// loopback server is never connected to and the URL fails for that reason.
+TEST_P(FetcherNodeTest, ReachesNoPrivateAddressTheFrontiersPolicyCloses) {
+  ASSERT_TRUE(Handshake(/*open_loopback=*/false));
+  Lease(9, "/");
+  auto report = Next(frontier_, v1::Envelope::kFetchReport);
+  ASSERT_TRUE(report);
+  EXPECT_EQ(report->fetch_report().status(), v1::FETCH_STATUS_PRIVATE_ADDRESS);
+  EXPECT_EQ(report->fetch_report().cause(), "private_address");
+  EXPECT_EQ(server_.total_requests(), 0u);
+  // Opened by a later answer (a new frontier), the same URL is fetched.
+  FrontierSays(ReadyAnswer(/*open_loopback=*/true));
+  Lease(10, "/");
+  auto page = Next(writer_, v1::Envelope::kPage);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(server_.total_requests(), 1u);
 }
 
 TEST_P(FetcherNodeTest, ReportsAPageOnlyOnceTheWriterMadeItDurable) {

@@ -83,9 +83,12 @@ TEST_F(BrokerTest, ASilentFetcherLosesItsLeasesAfterLivenessTimesTheHeartbeat) {
   ASSERT_TRUE(batch.has_value());
   ASSERT_EQ(batch->items_size(), 2);
   EXPECT_EQ(broker_->scheduler().counts().leased, 2u);
-  // Exactly liveness x heartbeat of silence: still alive.
-  clock_.Advance(options_.link.heartbeat_ms * options_.link.liveness);
-  Step();
+  // Exactly liveness x heartbeat of silence, the broker running all along
+  // (a single jump would be the frontier's own stall): still alive.
+  for (uint32_t beat = 0; beat < options_.link.liveness; ++beat) {
+    clock_.Advance(options_.link.heartbeat_ms);
+    Step();
+  }
   EXPECT_EQ(broker_->scheduler().counts().leased, 2u);
   EXPECT_EQ(broker_->counters().peers_lost, 0u);
   // One millisecond more: lost, and its leases are waiting again at once,
@@ -103,6 +106,53 @@ TEST_F(BrokerTest, ASilentFetcherLosesItsLeasesAfterLivenessTimesTheHeartbeat) {
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->items_size(), 2);
   EXPECT_EQ(again->items(0).attempt(), 2u);
+}
+
+TEST_F(BrokerTest, AFrontierThatStoodStillDoesNotBlameItsPeers) {
+  zmq::socket_t fetcher = JoinFetcher("fetcher-patient", 10);
+  ASSERT_TRUE(NextBatch(fetcher).has_value());
+  // The frontier itself did not run for ten times the liveness (SIGSTOP):
+  // its peers' messages of that time are still on their way in.
+  clock_.Advance(10 * options_.link.heartbeat_ms * options_.link.liveness);
+  Step();
+  EXPECT_EQ(broker_->counters().own_stalls, 1u);
+  EXPECT_EQ(broker_->counters().peers_lost, 0u);
+  EXPECT_EQ(broker_->scheduler().counts().leased, 2u);
+  // Silence after that, while the frontier runs, still counts.
+  for (uint32_t beat = 0; beat <= options_.link.liveness; ++beat) {
+    clock_.Advance(options_.link.heartbeat_ms);
+    Step();
+  }
+  EXPECT_EQ(broker_->counters().peers_lost, 1u);
+  EXPECT_EQ(broker_->counters().own_stalls, 1u);
+}
+
+TEST_F(BrokerTest, AFetcherThatRejoinsKeepsTheLeasesItHoldsAndReturnsTheRest) {
+  zmq::socket_t fetcher = JoinFetcher("fetcher-rejoins", 10);
+  auto batch = NextBatch(fetcher);
+  ASSERT_TRUE(batch.has_value());
+  ASSERT_EQ(batch->items_size(), 2);
+  // It reconnected, and the report of its second URL went down with the
+  // old connection: its Ready lists only the first.
+  EnvelopeCodec codec("fetcher-rejoins");
+  v1::Envelope ready;
+  ready.mutable_ready()->set_role(v1::PEER_ROLE_FETCHER);
+  ready.mutable_ready()->add_held_lease_ids(batch->items(0).lease_id());
+  fetcher.send(zmq::buffer(codec.Encode(ready)), zmq::send_flags::none);
+  for (int turn = 0; turn < 50 && broker_->counters().leases_not_held == 0; ++turn) Step();
+  EXPECT_EQ(broker_->counters().leases_not_held, 1u);
+  EXPECT_EQ(broker_->scheduler().counts().leased, 1u);
+  // Returned as not attempted, and at once: asked again, it comes back
+  // as a first attempt, with no lease expiry in between.
+  v1::Envelope request;
+  request.mutable_work_request()->set_credit(10);
+  fetcher.send(zmq::buffer(codec.Encode(request)), zmq::send_flags::none);
+  auto again = NextBatch(fetcher);
+  ASSERT_TRUE(again.has_value());
+  ASSERT_EQ(again->items_size(), 1);
+  EXPECT_EQ(again->items(0).url(), batch->items(1).url());
+  EXPECT_EQ(again->items(0).attempt(), 1u);
+  EXPECT_EQ(broker_->scheduler().counts().expired_leases, 0u);
 }
 
 // The second test needs two URLs of one host a politeness delay apart, so
