@@ -180,6 +180,9 @@ void Broker::HandleMessage(const std::string& identity, std::string_view payload
   switch (envelope.payload_case()) {
     case v1::Envelope::kHeartbeat:
       if (envelope.heartbeat().has_load()) peer.load = envelope.heartbeat().load();
+      if (peer.role == v1::PEER_ROLE_WRITER && envelope.heartbeat().has_writer_state()) {
+        SetSpaceWait(SpaceWait::Source::kWriter, envelope.heartbeat().writer_state().waiting_for_space());
+      }
       break;
     case v1::Envelope::kWorkRequest:
       if (peer.role == v1::PEER_ROLE_FETCHER) {
@@ -194,6 +197,7 @@ void Broker::HandleMessage(const std::string& identity, std::string_view payload
       break;
     case v1::Envelope::kGoodbye:
       spdlog::info("peer left id={} reason={}", peer.sender_id, envelope.goodbye().reason());
+      if (peer.role == v1::PEER_ROLE_WRITER) SetSpaceWait(SpaceWait::Source::kWriter, "");
       scheduler_->ReleaseFetcher(peer.identity, /*count_attempt=*/false);
       peers_.erase(identity);
       break;
@@ -300,7 +304,7 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
 }
 
 void Broker::Dispatch() {
-  if (finished_) return;
+  if (finished_ || space_wait_.waiting()) return;
   const int64_t now = clock_.NowMs();
   // Round-robin over fetchers with credit, starting after the last served.
   std::vector<Peer*> order;
@@ -364,6 +368,8 @@ void Broker::Maintain() {
       spdlog::warn("peer lost id={} silent_ms={} leases_returned={}", peer.sender_id,
                    now - peer.last_seen_ms, held);
       scheduler_->ReleaseFetcher(peer.identity, /*count_attempt=*/true);
+      // A writer that is gone waits for nothing; a new one says its state.
+      if (peer.role == v1::PEER_ROLE_WRITER) SetSpaceWait(SpaceWait::Source::kWriter, "");
       it = peers_.erase(it);
       continue;
     }
@@ -374,7 +380,13 @@ void Broker::Maintain() {
     }
     ++it;
   }
-  scheduler_->ExpireLeases();
+  if (!space_wait_.waiting()) scheduler_->ExpireLeases();
+}
+
+void Broker::SetSpaceWait(SpaceWait::Source source, const std::string& detail) {
+  const int64_t now = clock_.NowMs();
+  // The wait is over: the leases held through it get a full lease time.
+  if (space_wait_.Set(source, detail, now)) scheduler_->RenewLeases();
 }
 
 void Broker::AnnounceShutdown(const std::string& reason) {
@@ -397,6 +409,9 @@ bool Broker::AllFetchersGone() const {
 int Broker::PollTimeoutMs() const {
   const int64_t now = clock_.NowMs();
   int64_t timeout = options_.link.heartbeat_ms;
+  // While waiting for space nothing is dispatched and no lease expires:
+  // only messages (the writer's state among them) and heartbeats matter.
+  if (space_wait_.waiting()) return static_cast<int>(timeout);
   int64_t next = scheduler_->NextLeaseDeadlineMs();
   // A ready URL only matters when some fetcher can take it; otherwise its
   // (past) ready time would make the loop spin. A WorkRequest wakes us.

@@ -14,6 +14,7 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
+#include "common/free_space.h"
 #include "common/metrics_server.h"
 #include "common/status.h"
 #include "frontier/admission_limits.h"
@@ -25,6 +26,7 @@
 #include "frontier/peer.h"
 #include "frontier/scope_policy.h"
 #include "frontier/seen_set.h"
+#include "frontier/space_wait.h"
 #include "frontier/url_store.h"
 #include "net/envelope_codec.h"
 #include "net/zap_authenticator.h"
@@ -89,6 +91,8 @@ class Broker {
   void AdmitResult(AdmissionResult& result);
   void Dispatch();
   void Maintain();  // heartbeats, dead peers, lease expiry
+  // A source of the space wait changed (`detail` empty: it has room).
+  void SetSpaceWait(SpaceWait::Source source, const std::string& detail);
   void AnnounceShutdown(const std::string& reason);
   bool AllFetchersGone() const;
   void LogProgress(bool final);
@@ -107,6 +111,8 @@ class Broker {
   zmq::socket_t socket_;
 
   std::unique_ptr<ScopePolicy> scope_;
+  std::unique_ptr<FreeSpaceGuard> state_space_;  // the state folder's free-space floor
+  SpaceWait space_wait_;  // the writer's output or our state folder is full
   int64_t last_maintain_ms_ = 0;  // when Maintain last ran (own stalls)
   v1::NetworkPolicy network_policy_;  // sent to each fetcher that says Ready
   const MemoryBudget budget_;

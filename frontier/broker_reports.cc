@@ -29,6 +29,7 @@ void Broker::SendStatus(Peer& peer) {
   status->set_max_pages(options_.max_pages);
   status->set_hosts(scheduler_->origin_count());
   status->set_malformed_messages(counters_.malformed_messages);
+  status->set_waiting_for_space(space_wait_.Describe(clock_.NowMs()));
   for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);
   for (auto& q : scheduler_->FailingOrigins(10)) *status->add_failing_hosts() = std::move(q);
   const int64_t now = clock_.NowMs();
@@ -53,9 +54,10 @@ void Broker::LogProgress(bool final) {
   }
   last_progress_ms_ = now;
   done_at_last_progress_ = completed;
-  spdlog::info("{} done={} failed={} waiting={} leased={} seen={} origins={} rate={:.1f}/s",
+  spdlog::info("{} done={} failed={} waiting={} leased={} seen={} origins={} rate={:.1f}/s{}{}",
                final ? "crawl finished" : "progress", c.done, c.failed, c.waiting, c.leased,
-               seen_->size(), scheduler_->origin_count(), pages_per_second_);
+               seen_->size(), scheduler_->origin_count(), pages_per_second_,
+               space_wait_.waiting() ? " WAITING FOR SPACE: " : "", space_wait_.Describe(now));
 }
 
 void Broker::WriteSummary() const {
@@ -102,7 +104,9 @@ void Broker::WriteSummary() const {
   json.Key("peers_lost").Uint(counters_.peers_lost);  // declared dead after liveness x heartbeat of silence
   json.Key("leases_not_held").Uint(counters_.leases_not_held);  // returned when a fetcher rejoined without them
   json.Key("stale_reports").Uint(counters_.stale_reports);  // reports of leases no longer theirs, ignored
-  json.Key("own_stalls").Uint(counters_.own_stalls);  // the frontier itself stood still (stopped, swapped out)
+  json.Key("own_stalls").Uint(counters_.own_stalls);
+  json.Key("space_waits").Uint(space_wait_.waits());  // times the crawl waited for disk space
+  json.Key("waited_for_space_ms").Int(space_wait_.waited_ms(clock_.NowMs()));  // the frontier itself stood still (stopped, swapped out)
   // What the memory budget bought: the frontier's own peak, and how much of
   // the queues and seen checks went to disk.
   rusage usage{};
@@ -157,6 +161,7 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
   AppendMetric(out, "zcrawl_frontier_peers_lost_total", "counter", "Peers declared dead", counters_.peers_lost);
   AppendMetric(out, "zcrawl_frontier_sends_failed_total", "counter", "Envelopes that could not be sent", counters_.sends_failed);
+  AppendMetric(out, "zcrawl_frontier_waiting_for_space", "gauge", "1 while the crawl waits for disk space (writer output or frontier state)", space_wait_.waiting() ? 1 : 0);
   AppendMetric(out, "zcrawl_frontier_leases_not_held_total", "counter", "Leases returned when their fetcher rejoined without them", counters_.leases_not_held);
   AppendMetric(out, "zcrawl_frontier_own_stalls_total", "counter", "Times the frontier itself stood still longer than a peer's liveness allows", counters_.own_stalls);
   AppendMetric(out, "zcrawl_frontier_leases_unsent_total", "counter", "Leases whose WorkBatch could not be sent, returned at once", counters_.leases_unsent);

@@ -52,6 +52,7 @@ Status Broker::OpenState() {
   auto store = UrlStore::Open(store_options);
   if (!store.ok()) return store.status();
   store_ = std::move(*store);
+  state_space_ = std::make_unique<FreeSpaceGuard>(store_options.dir, options_.min_free_mb, clock_);
   seen_ = std::make_unique<SeenSet>(*store_, known_, budget_.filter_bytes, store_->resumed(),
                                     std::strtoull(store_->GetMeta("seen_urls").c_str(), nullptr, 10));
   scheduler_ = std::make_unique<CrawlScheduler>(ToSchedulerOptions(options_), clock_, store_.get());
@@ -136,6 +137,14 @@ void Broker::CommitState(bool force) {
   const int64_t now = clock_.NowMs();
   const bool sync = force || now - last_commit_ms_ >= options_.commit_interval_ms;
   if (!sync && store_->staged() < kMaxStaged) return;
+  // Below the free-space floor nothing is written (the end's forced commit
+  // still tries): RocksDB's log must not meet ENOSPC. The wait ends with
+  // the first write that succeeds, not with the floor alone.
+  state_space_->Wrote(store_->staged() * 128);  // a change's key, value and log record, about
+  if (const std::string& shortage = state_space_->Shortage(); !shortage.empty()) {
+    SetSpaceWait(SpaceWait::Source::kState, shortage);
+    if (!force) return;
+  }
   scheduler_->StageDirtyOrigins();
   if (sync) {
     last_commit_ms_ = now;
@@ -146,10 +155,17 @@ void Broker::CommitState(bool force) {
   // store's writer thread applies it while the broker goes on.
   if (Status s = force ? store_->Flush() : store_->Write(sync); !s.ok()) {
     ++state_write_errors_;
-    if (now - last_state_error_ms_ >= 5000) {
+    if (s.code() == StatusCode::kResourceExhausted) {
+      // Full: the batch is kept and written again at the next commit;
+      // meanwhile no work goes out, so the state stays what the disk holds
+      // plus what is staged (SpaceWait says so, once).
+      SetSpaceWait(SpaceWait::Source::kState, options_.state_dir + ": " + s.message());
+    } else if (now - last_state_error_ms_ >= 5000) {
       last_state_error_ms_ = now;
       spdlog::error("cannot save crawl state (will retry): {}", s.message());
     }
+  } else if (sync || force) {
+    SetSpaceWait(SpaceWait::Source::kState, "");
   }
 }
 

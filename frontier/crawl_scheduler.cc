@@ -408,6 +408,16 @@ void CrawlScheduler::ExpireLeases() {
   }
 }
 
+void CrawlScheduler::RenewLeases() {
+  const int64_t deadline = clock_.NowMs() + options_.lease_ms;
+  decltype(lease_deadlines_) renewed;
+  for (auto& [id, lease] : leases_) {
+    lease.deadline_ms = std::max(lease.deadline_ms, deadline);
+    renewed.push({lease.deadline_ms, id});
+  }
+  lease_deadlines_.swap(renewed);
+}
+
 uint64_t CrawlScheduler::ReturnLeasesNotHeld(const std::string& fetcher,
                                              const std::unordered_set<uint64_t>& held) {
   std::vector<uint64_t> ids;

@@ -119,6 +119,9 @@ class CrawlScheduler {
 
   // Returns expired leases to the queue (as a failed attempt).
   void ExpireLeases();
+  // Gives every lease a full lease time from now (after a wait for disk
+  // space, during which none expired).
+  void RenewLeases();
   // Returns every lease of `fetcher` to the queue. `count_attempt`: the
   // fetcher died (may have been killed by the URL) rather than left politely.
   void ReleaseFetcher(const std::string& fetcher, bool count_attempt);

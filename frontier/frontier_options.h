@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/free_space.h"
 #include "common/logging.h"
 #include "net/liveness_options.h"
 #include "net/security_options.h"
@@ -105,6 +106,11 @@ struct FrontierOptions {
   // Most time between two group commits; a crash loses at most this much
   // bookkeeping (those URLs are simply fetched again). Lower costs fsyncs.
   int64_t commit_interval_ms = 200;
+  // The crawl waits (hands out no work, commits nothing) while the state
+  // folder's filesystem has less free space than this: room for RocksDB's
+  // memtable flushes and small compactions, so its log never meets ENOSPC.
+  // 256 MB: a few flushes at the largest memory budgets. 0: no floor.
+  uint64_t min_free_mb = kDefaultMinFreeMb;
 
   // --- Threads ---
   // Threads that normalise, scope-check and fingerprint reported links,

@@ -1,5 +1,7 @@
 #include "frontier/frontier_settings.h"
 
+#include "common/free_space_flag.h"
+
 namespace zcrawl::frontier {
 
 void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
@@ -69,6 +71,7 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   d.Flag("--fresh", o.fresh, "Discard saved state and start over");
   d.Option("--commit-interval-ms", o.commit_interval_ms, "Most ms between group commits")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{60000}));
+  AddMinFreeSpaceFlag(d, o.min_free_mb);
   d.Option("--metrics-port", o.metrics_port, "Serve Prometheus metrics here (0: off)")
       ->capture_default_str();
   d.Option("--metrics-bind", o.metrics_bind, "Address for the metrics endpoint")

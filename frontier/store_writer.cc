@@ -104,6 +104,22 @@ void StoreWriter::Run() {
 
 Status StoreWriter::Apply(const std::vector<StagedChange>& changes, bool sync, bool* written) {
   *written = changes.empty();
+  if (needs_resume_) {
+    // After a failed write RocksDB stays read-only (a background error,
+    // e.g. no space in its log) until Resume succeeds, which it does once
+    // the cause is gone. Until then nothing else touches the database: a
+    // sync of a log that failed is what RocksDB must never be asked for.
+    if (rocksdb::Status r = db_->Resume(); !r.ok()) {
+      return r.IsNoSpace() ? ResourceExhaustedError(r.ToString()) : UnavailableError(r.ToString());
+    }
+    needs_resume_ = false;
+  }
+  Status applied = ApplyOnce(changes, sync, written);
+  if (!applied.ok()) needs_resume_ = true;
+  return applied;
+}
+
+Status StoreWriter::ApplyOnce(const std::vector<StagedChange>& changes, bool sync, bool* written) {
   if (!changes.empty()) {
     // One batch is atomic, so its order is free: sorted by family and key,
     // each memtable insert starts from where the previous one ended

@@ -73,11 +73,13 @@ class StoreWriter {
   void Run();
   // *written: the changes are in the database (the fsync may still fail).
   Status Apply(const std::vector<StagedChange>& changes, bool sync, bool* written);
+  Status ApplyOnce(const std::vector<StagedChange>& changes, bool sync, bool* written);
 
   rocksdb::DB* db_;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;
   bool temporary_;
   std::unique_ptr<rocksdb::WriteBatch> batch_;  // writer thread only, reused
+  bool needs_resume_ = false;  // writer thread only: the last write failed
 
   Mutex mu_;
   std::condition_variable cv_;

@@ -7,7 +7,8 @@ namespace zcrawl::launcher {
 const std::set<std::string>& SharedSettingNames() {
   static const std::set<std::string> kShared = {"--log-level",      "--log-json",
                                                 "--heartbeat-ms",   "--liveness",
-                                                "--reconnect-min-ms", "--reconnect-max-ms"};
+                                                "--reconnect-min-ms", "--reconnect-max-ms",
+                                                "--min-free-mb"};
   return kShared;
 }
 

@@ -135,6 +135,7 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
   if (r.malformed_messages() > 0) {
     out += "malformed messages dropped: " + std::to_string(r.malformed_messages()) + "\n";
   }
+  if (!r.waiting_for_space().empty()) out += "WAITING FOR SPACE: " + r.waiting_for_space() + "\n";
 
   if (r.top_hosts().empty()) {
     out += "\ntop hosts: no queued URLs\n";
@@ -196,6 +197,7 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
       .Key("bytes_stored").Uint(r.bytes_stored())
       .Key("duplicates").Uint(r.duplicates())
       .Key("malformed_messages").Uint(r.malformed_messages())
+      .Key("waiting_for_space").String(r.waiting_for_space())
       .Key("top_hosts").BeginArray();
   for (const auto& host : r.top_hosts()) {
     json.BeginObject()

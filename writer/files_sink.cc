@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <spdlog/spdlog.h>
+
 #include "common/json_writer.h"
 #include "common/url.h"
 #include "writer/file_io.h"
@@ -49,14 +51,6 @@ std::string SanitizeSegment(std::string_view segment) {
   }
   if (out == "." || out == "..") out = "_";
   return out;
-}
-
-// This sink reports every failed write as Unavailable, whatever the errno
-// (file_io's WriteAll would say ResourceExhausted for ENOSPC).
-Status WriteAllOrUnavailable(int fd, std::string_view data, const std::string& path) {
-  Status s = WriteAll(fd, data, path);
-  if (s.ok()) return s;
-  return UnavailableError(s.message());
 }
 
 // mkdir -p below `root`; false if some component exists as a non-directory.
@@ -116,6 +110,9 @@ Status FilesSink::Open() {
   if (Status s = TruncateTornLine(index); !s.ok()) return s;
   index_fd_ = open(index.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (index_fd_ < 0) return PermissionDeniedError(ErrnoMessage("cannot open", index, errno));
+  struct stat st {};
+  if (fstat(index_fd_, &st) != 0) return ErrnoStatus("cannot stat", index, errno);
+  index_durable_bytes_ = st.st_size;
   return Status::Ok();
 }
 
@@ -133,13 +130,17 @@ Result<std::string> FilesSink::StoreBody(const v1::Page& page, const std::string
         if (EnsureDir(dir)) fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       }
       if (fd >= 0) {
-        Status s = WriteAllOrUnavailable(fd, body, full);
+        Status s = WriteAll(fd, body, full);
         close(fd);
-        if (!s.ok()) return s;
+        if (!s.ok()) {
+          unlink(full.c_str());  // no half-written page stays behind
+          return s;
+        }
+        window_files_.push_back(full);
         return relative;
       }
       if (errno != EEXIST && errno != EISDIR && errno != ENOTDIR) {
-        return UnavailableError(ErrnoMessage("cannot create", full, errno));
+        return ErrnoStatus("cannot create", full, errno);
       }
     }
     // Taken by another URL, or a file/directory clash: use the flat name.
@@ -181,13 +182,33 @@ Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
 Status FilesSink::Flush() {
   if (index_fd_ < 0) return InternalError("files sink not open");
   if (!index_buffer_.empty()) {
-    if (Status s = WriteAllOrUnavailable(index_fd_, index_buffer_, "index.jsonl"); !s.ok()) return s;
-    index_buffer_.clear();
+    if (Status s = WriteAll(index_fd_, index_buffer_, options_.out_dir + "/index.jsonl"); !s.ok()) {
+      RollBackWindow();
+      return s;
+    }
   }
   // One syncfs makes every page file, directory entry and the index durable
   // at once: far cheaper than an fsync per file.
-  if (syncfs(index_fd_) != 0) return UnavailableError(ErrnoMessage("syncfs", options_.out_dir, errno));
+  if (syncfs(index_fd_) != 0) {
+    Status s = ErrnoStatus("syncfs", options_.out_dir, errno);
+    RollBackWindow();
+    return s;
+  }
+  index_durable_bytes_ += static_cast<off_t>(index_buffer_.size());
+  index_buffer_.clear();
+  window_files_.clear();
   return Status::Ok();
+}
+
+void FilesSink::RollBackWindow() {
+  for (const std::string& file : window_files_) unlink(file.c_str());
+  window_files_.clear();
+  index_buffer_.clear();
+  if (ftruncate(index_fd_, index_durable_bytes_) != 0) {
+    // Rare (EIO): the index may now list pages of the failed window whose
+    // files are gone; the next Open cuts only a torn last line.
+    spdlog::error("cannot cut index.jsonl back to {} bytes: {}", index_durable_bytes_, std::strerror(errno));
+  }
 }
 
 Status FilesSink::ForEachStoredKey(const std::function<void(const std::string&)>& visit) {

@@ -9,12 +9,21 @@
 // the natural name is taken or collides with a directory, the page goes to
 // out_dir/_/HEX.ext named by the URL's digest (the index says where).
 //
+// A failed write or flush leaves nothing behind: the page file being
+// written is removed, and a failed Flush removes every file of its window
+// and cuts index.jsonl back to its last durable size (the window gets no
+// credit and is given again, sink_group.h). Errors keep their errno's code
+// (file_io.h: ENOSPC is ResourceExhausted, what makes the writer wait for
+// space).
+//
 // Calls come from the writer's sink thread only (see sink.h).
 #pragma once
 
 #include <cstdio>
 #include <string>
 #include <unordered_set>
+#include <vector>
+#include <sys/types.h>
 
 #include "writer/sink.h"
 #include "writer/sink_options.h"
@@ -47,6 +56,10 @@ class FilesSink final : public Sink {
   SinkOptions options_;
   int index_fd_ = -1;
   std::string index_buffer_;  // index lines not yet written
+  off_t index_durable_bytes_ = 0;  // index.jsonl's size at the last good Flush
+  std::vector<std::string> window_files_;  // page files written since then
+  // Removes the window's files and cuts the index back (a failed Flush).
+  void RollBackWindow();
   std::unordered_set<std::string> known_dirs_;  // relative folders that exist
 };
 

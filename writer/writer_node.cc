@@ -22,7 +22,8 @@ WriterNode::WriterNode(const WriterOptions& options, zmq::context_t& context, co
       clock_(clock),
       codec_(MakeRunId("writer")),
       sinks_(std::move(sinks)),
-      wants_(sinks_.Wants()) {}
+      wants_(sinks_.Wants()),
+      output_space_(options.sink.out_dir, options.min_free_mb, clock) {}
 
 WriterNode::~WriterNode() { CloseSinks().IgnoreError(); }
 
@@ -64,6 +65,55 @@ void WriterNode::SayReadyToFrontier() {
   envelope.mutable_ready()->set_role(v1::PEER_ROLE_WRITER);
   envelope.mutable_ready()->set_pid(static_cast<uint32_t>(getpid()));
   frontier_->Send(envelope).IgnoreError();  // unanswered: the liveness check retries
+}
+
+v1::Envelope WriterNode::FrontierHeartbeat() const {
+  v1::Envelope heartbeat;
+  heartbeat.mutable_heartbeat()->mutable_writer_state()->set_waiting_for_space(waiting_for_space_);
+  return heartbeat;
+}
+
+void WriterNode::WaitForSpace(const Status& cause) {
+  const int64_t now = clock_.NowMs();
+  next_space_probe_ms_ = now + kSpaceProbeMs;
+  if (!waiting_for_space_.empty()) return;
+  ++counters_.space_waits;
+  waiting_for_space_ = cause.message();
+  waiting_since_ms_ = now;
+  spdlog::error("out of space: {}; waiting for space, pages stay with the fetchers (nothing is "
+                "lost), one is tried every {} ms",
+                waiting_for_space_, kSpaceProbeMs);
+  if (frontier_) {
+    v1::Envelope state = FrontierHeartbeat();
+    frontier_->Send(state).IgnoreError();
+  }
+}
+
+void WriterNode::SpaceIsBack() {
+  if (waiting_for_space_.empty()) return;
+  spdlog::warn("space is back after {} ms; storing pages again ({} left to their fetchers meanwhile)",
+               clock_.NowMs() - waiting_since_ms_, counters_.pages_deferred);
+  waiting_for_space_.clear();
+  if (frontier_) {
+    v1::Envelope state = FrontierHeartbeat();
+    frontier_->Send(state).IgnoreError();
+  }
+}
+
+bool WriterNode::DeferWhileWaiting() {
+  if (waiting_for_space_.empty()) {
+    const std::string& shortage = output_space_.Shortage();
+    if (shortage.empty()) return false;
+    WaitForSpace(ResourceExhaustedError(shortage));
+  }
+  const int64_t now = clock_.NowMs();
+  // One probe a second, and only above the floor.
+  if (now < next_space_probe_ms_ || !output_space_.Shortage().empty()) {
+    ++counters_.pages_deferred;
+    return true;
+  }
+  next_space_probe_ms_ = now + kSpaceProbeMs;  // this page is the probe
+  return false;
 }
 
 void WriterNode::Send(const std::string& identity, v1::Envelope& envelope) {
@@ -113,6 +163,8 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
     }
     ++counters_.bodies_restored;
   }
+  if (DeferWhileWaiting()) return;  // no ack: its fetcher sends it again
+  const bool probe = !waiting_for_space_.empty();
   bool wrote = false;
   // The body's size, also when it stayed with the fetcher.
   const size_t body_bytes = page.body().empty() ? page.body_length() : page.body().size();
@@ -120,6 +172,11 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
   // The bulk goes to the sinks; the page (and `key` in it) stays whole.
   if (Status s = sinks_.Write(key, page, TakePayload(page), &wrote); !s.ok()) {
     ++counters_.write_errors;
+    if (s.code() == StatusCode::kResourceExhausted) {
+      WaitForSpace(s);
+      ++counters_.pages_deferred;
+      return;  // no ack: its fetcher sends it again
+    }
     spdlog::error("cannot write url={}: {}", page.url(), s.message());
     Ack(identity, page.page_id(), false, false, s.message());
     return;
@@ -131,8 +188,9 @@ void WriterNode::HandlePage(const std::string& identity, v1::Page&& page) {
     return;
   }
   counters_.bytes_stored += body_bytes;
+  output_space_.Wrote(body_bytes + 1024);  // the body and its share of index and metadata
   if (fetcher_block) ++counters_.fetcher_warc_blocks;
-  pending_.push_back(PendingAck{identity, page.page_id(), key, /*duplicate=*/false});
+  pending_.push_back(PendingAck{identity, page.page_id(), key, /*duplicate=*/false, probe});
 }
 
 void WriterNode::HandleFetcherMessage(const std::string& identity, std::string_view payload) {
@@ -163,6 +221,7 @@ void WriterNode::HandleFetcherMessage(const std::string& identity, std::string_v
       status->set_bytes_stored(counters_.bytes_stored);
       status->set_duplicates(counters_.duplicates);
       status->set_malformed_messages(counters_.malformed_messages);
+      status->set_waiting_for_space(waiting_for_space_);
       Send(identity, reply);
       break;
     }
@@ -187,9 +246,7 @@ void WriterNode::MaintainFrontierLink(InboundMessage& message) {
     if (frontier_->ReconnectIfDue()) SayReadyToFrontier();
     return;
   }
-  v1::Envelope heartbeat;
-  heartbeat.mutable_heartbeat();
-  frontier_->HeartbeatIfIdle(heartbeat);
+  frontier_->HeartbeatIfIdle(FrontierHeartbeat());
 }
 
 void WriterNode::HandleFrontierMessage(std::string_view payload) {
@@ -236,10 +293,15 @@ Status WriterNode::FinishFlushAndAcknowledge() {
   const Status finished = sinks_.FinishFlush();
   const Status flushed = begin_status_.ok() ? finished : begin_status_;
   ++counters_.flushes;
+  const bool out_of_space = flushed.code() == StatusCode::kResourceExhausted;
   if (!flushed.ok()) {
     ++counters_.write_errors;
-    spdlog::error("flush failed, {} pages not acknowledged as stored: {}", in_flight_.size(),
-                  flushed.message());
+    if (out_of_space) {
+      WaitForSpace(flushed);
+    } else {
+      spdlog::error("flush failed, {} pages not acknowledged as stored: {}", in_flight_.size(),
+                    flushed.message());
+    }
   }
   // One message per fetcher for the whole group commit, in arrival order:
   // a fetcher then reports the batch to the frontier in one message too.
@@ -247,7 +309,16 @@ Status WriterNode::FinishFlushAndAcknowledge() {
   for (const PendingAck& pending : in_flight_) {
     // Stored once every sink holds it, whether or not another sink failed.
     const bool stored = sinks_.IsStored(pending.dedup_key);
-    if (stored && !pending.duplicate) ++counters_.pages_stored;
+    if (stored && !pending.duplicate) {
+      ++counters_.pages_stored;
+      if (pending.probe) SpaceIsBack();  // written and made durable while waiting: room again
+    }
+    if (!stored && out_of_space) {
+      // Left to its fetcher, which sends it again: a "not stored" answer
+      // would make the frontier count a failed attempt.
+      ++counters_.pages_deferred;
+      continue;
+    }
     auto it = std::find_if(by_fetcher.begin(), by_fetcher.end(),
                            [&](const auto& entry) { return *entry.first == pending.identity; });
     if (it == by_fetcher.end()) it = by_fetcher.insert(it, {&pending.identity, v1::Envelope()});
@@ -281,6 +352,9 @@ void WriterNode::PublishMetrics() {
                "Pages sent without their body whose body a sink needed, inflated from the WARC block",
                counters_.bodies_restored);
   AppendMetric(out, "zcrawl_writer_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
+  AppendMetric(out, "zcrawl_writer_waiting_for_space", "gauge", "1 while the writer waits for disk space", waiting_for_space_.empty() ? 0 : 1);
+  AppendMetric(out, "zcrawl_writer_space_waits_total", "counter", "Times the writer ran out of space", counters_.space_waits);
+  AppendMetric(out, "zcrawl_writer_pages_deferred_total", "counter", "Pages left to their fetchers while out of space", counters_.pages_deferred);
   AppendMetric(out, "zcrawl_writer_frontier_lost_total", "counter", "Times the frontier went silent past liveness x heartbeat", counters_.frontier_lost);
   metrics_->Publish(std::move(out));
 }
@@ -307,9 +381,10 @@ Status WriterNode::Step(int max_wait_ms, bool* done) {
       frontier_->Send(goodbye).IgnoreError();
     }
     spdlog::info("writer done stored={} duplicates={} bytes={} flushes={} fetcher_warc_blocks={} "
-                 "bodies_omitted={} bodies_restored={}",
+                 "bodies_omitted={} bodies_restored={} space_waits={} pages_deferred={}",
                  counters_.pages_stored, counters_.duplicates, counters_.bytes_stored, counters_.flushes,
-                 counters_.fetcher_warc_blocks, counters_.bodies_omitted, counters_.bodies_restored);
+                 counters_.fetcher_warc_blocks, counters_.bodies_omitted, counters_.bodies_restored,
+                 counters_.space_waits, counters_.pages_deferred);
     *done = true;
     return Status::Ok();
   }

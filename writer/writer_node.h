@@ -14,6 +14,16 @@
 // flush in the background (files, jsonl, exec) are acknowledged right after
 // their flush, as before.
 //
+// Out of space: when a sink fails with ResourceExhausted (ENOSPC, EDQUOT,
+// EMFILE: file_io.h), the node waits for space. It acknowledges nothing it
+// could not make durable (a failed window is cut back by its sinks), so the
+// fetchers keep those pages and send them again after their ack timeout;
+// meanwhile it writes one page a second as a probe and drops the others
+// unacknowledged (counted as deferred), and the first probe made durable
+// ends the wait. The frontier learns it from every heartbeat (WriterState)
+// and hands out no work and lets no lease expire meanwhile, so nothing is
+// lost and nothing fails; the log says so once, at each end of the wait.
+//
 // Back-pressure: the node takes at most max_batch_pages before flushing, and
 // holds at most two batches (one written, one syncing); fetchers hold each
 // page until its ack and ask for no new work meanwhile, so a slow disk slows
@@ -29,6 +39,7 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
+#include "common/free_space.h"
 #include "common/metrics_server.h"
 #include "common/status.h"
 #include "net/envelope_codec.h"
@@ -40,6 +51,9 @@
 #include "writer/writer_options.h"
 
 namespace zcrawl::writer {
+
+// While out of space, one page is tried this often.
+inline constexpr int64_t kSpaceProbeMs = 1000;
 
 struct WriterCounters {
   uint64_t pages_stored = 0;
@@ -58,6 +72,10 @@ struct WriterCounters {
   uint64_t bodies_restored = 0;
   // Times the frontier went silent past liveness x heartbeat.
   uint64_t frontier_lost = 0;
+  // Out of space: times a wait began, and pages not taken meanwhile (their
+  // fetchers send them again).
+  uint64_t space_waits = 0;
+  uint64_t pages_deferred = 0;
 };
 
 class WriterNode {
@@ -86,6 +104,7 @@ class WriterNode {
     std::string page_id;
     std::string dedup_key;
     bool duplicate = false;  // rides on a copy written earlier in the batch
+    bool probe = false;      // written while waiting for space: durable means room again
   };
 
   void HandleFetcherMessage(const std::string& identity, std::string_view payload);
@@ -107,6 +126,15 @@ class WriterNode {
            const std::string& error);
   void Send(const std::string& identity, v1::Envelope& envelope);
   void SayReadyToFrontier();
+  // The frontier's heartbeat, with this writer's state.
+  v1::Envelope FrontierHeartbeat() const;
+  // Out of space (`cause`: ResourceExhausted): begins the wait, once.
+  void WaitForSpace(const Status& cause);
+  // A page was made durable while waiting: the wait is over.
+  void SpaceIsBack();
+  // While waiting: whether `page` is to be left to its fetcher's resend
+  // rather than tried now (one probe a second).
+  bool DeferWhileWaiting();
   Status CloseSinks();
   void PublishMetrics();
 
@@ -123,6 +151,10 @@ class WriterNode {
   // reconnected to (net/peer_link.h).
   std::unique_ptr<PeerLink> frontier_;
   bool frontier_lost_ = false;  // said once per loss
+  FreeSpaceGuard output_space_;    // the output's free-space floor
+  std::string waiting_for_space_;  // why, while out of space; empty otherwise
+  int64_t waiting_since_ms_ = 0;
+  int64_t next_space_probe_ms_ = 0;
   Status closed_;               // the sinks' Close, once done
 
   std::vector<PendingAck> pending_;    // written since the last BeginFlush

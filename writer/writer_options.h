@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/free_space.h"
 #include "common/logging.h"
 #include "net/liveness_options.h"
 #include "net/security_options.h"
@@ -23,6 +24,11 @@ struct WriterOptions {
   // Most pages written between two flushes. Larger amortises fsync over
   // more pages but delays acknowledgements.
   uint32_t max_batch_pages = 512;
+  // Out of space before ENOSPC: the writer waits (stores nothing new) while
+  // the output's filesystem has less free space than this (the frontier
+  // has the same floor for its state; one setting in ./run crawl). 0: only
+  // ENOSPC stops it.
+  uint64_t min_free_mb = kDefaultMinFreeMb;
   // Prometheus metrics over HTTP on this port (0: off).
   uint16_t metrics_port = 0;
   std::string metrics_bind = "127.0.0.1";

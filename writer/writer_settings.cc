@@ -1,5 +1,7 @@
 #include "writer/writer_settings.h"
 
+#include "common/free_space_flag.h"
+
 namespace zcrawl::writer {
 
 void DeclareWriterSettings(SettingsDeclarer& d, WriterOptions& o) {
@@ -10,6 +12,7 @@ void DeclareWriterSettings(SettingsDeclarer& d, WriterOptions& o) {
       ->capture_default_str();
   d.Option("--max-batch-pages", o.max_batch_pages, "Pages per group commit")
       ->capture_default_str()->check(CLI::Range(1u, 100000u));
+  AddMinFreeSpaceFlag(d, o.min_free_mb);
   d.Option("--warc-max-bytes", o.sink.warc_max_bytes, "Rotate WARC files at this size")
       ->capture_default_str();
   d.Option("--warc-prefix", o.sink.warc_prefix, "WARC file name prefix")->capture_default_str();

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tests/support/crawl_output.h"
+#include "tests/support/file_size_limit.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::writer {
@@ -45,6 +46,44 @@ TEST(FilesSinkTest, NoUrlEscapesTheOutputFolder) {
       start = end + 1;
     }
   }
+}
+
+// A failed write or flush leaves nothing behind, so the pages of that window
+// (given again, sink_group.h) are stored under their own names once.
+TEST(FilesSinkTest, AFailedWriteOrFlushLeavesNoFileAndNoIndexLine) {
+  const std::string dir = zcrawl::testing::MakeTempDir("files-sink-fail");
+  SinkOptions options;
+  options.out_dir = dir;
+  FilesSink sink(options);
+  ASSERT_TRUE(sink.Open().ok());
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/kept", "K", 1)).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  const auto durable_index = std::filesystem::file_size(dir + "/index.jsonl");
+  {
+    // Files past 2 KiB fail with EFBIG: the big body, then the index.
+    zcrawl::testing::FileSizeLimit limit(2048);
+    Status big = sink.Write(MakePage("http://h.test/big", std::string(4096, 'b'), 2));
+    EXPECT_FALSE(big.ok());
+    EXPECT_FALSE(std::filesystem::exists(dir + "/h.test/big")) << "a half-written page stayed";
+    for (int i = 0; i < 40; ++i) {
+      ASSERT_TRUE(sink.Write(MakePage("http://h.test/p" + std::to_string(i), "P", 10 + i)).ok());
+    }
+    EXPECT_TRUE(std::filesystem::exists(dir + "/h.test/p0"));
+    EXPECT_FALSE(sink.Flush().ok()) << "the index did not outgrow the limit";
+  }
+  EXPECT_EQ(std::filesystem::file_size(dir + "/index.jsonl"), durable_index);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/h.test/p0")) << "a file of the failed window stayed";
+  // Given again, the window is stored under the natural names.
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(sink.Write(MakePage("http://h.test/p" + std::to_string(i), "P", 10 + i)).ok());
+  }
+  ASSERT_TRUE(sink.Flush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+  auto index = zcrawl::testing::ReadIndex(dir);
+  EXPECT_EQ(index.size(), 41u);
+  EXPECT_EQ(index["http://h.test/p0"].size(), 1u);
+  EXPECT_EQ(index["http://h.test/p0"][0].file, "h.test/p0");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(FilesSinkTest, WritesBodiesAndIndexWithoutOverwritingAnother) {

@@ -1,0 +1,233 @@
+// Full disks (issue 21, point 1): real crawls (./run crawl) whose output, or
+// whose frontier state, is on a small filesystem of their own (a tmpfs this
+// test mounts) that fills up mid-crawl. The crawl must wait, say so, lose
+// and fail nothing, not spin, and finish with every page stored exactly
+// once when space comes back (the test deletes a filler file).
+//
+// Needs root (mount); skipped with the reason elsewhere.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "tests/support/crawl_output.h"
+#include "tests/support/test_http_server.h"
+#include "tests/support/test_process.h"
+
+namespace zcrawl::testing {
+namespace {
+
+constexpr int kPages = 300;
+constexpr int kFanOut = 20;
+constexpr size_t kBodyBytes = 16 * 1024;
+constexpr int kLeaseMs = 3000;
+
+// A tmpfs of `bytes` at `dir`, unmounted by the destructor.
+class SmallFilesystem {
+ public:
+  SmallFilesystem(const std::string& dir, size_t bytes) : dir_(dir) {
+    std::filesystem::create_directories(dir);
+    const std::string options = "size=" + std::to_string(bytes);
+    if (mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+      error_ = std::string("cannot mount a tmpfs (needs root): ") + std::strerror(errno);
+    }
+  }
+  ~SmallFilesystem() {
+    if (error_.empty()) umount2(dir_.c_str(), MNT_DETACH);
+  }
+  const std::string& error() const { return error_; }
+
+  uint64_t FreeBytes() const {
+    struct statvfs st {};
+    statvfs(dir_.c_str(), &st);
+    return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+  }
+  // Fills the filesystem until `leave` bytes are free.
+  void Fill(uint64_t leave) {
+    std::ofstream filler(filler_path(), std::ios::binary);
+    const std::string block(64 * 1024, 'f');
+    while (FreeBytes() > leave + block.size()) filler.write(block.data(), static_cast<std::streamsize>(block.size()));
+    filler.flush();
+  }
+  void FreeTheFiller() { std::filesystem::remove(filler_path()); }
+
+ private:
+  std::string filler_path() const { return dir_ + "/filler"; }
+  std::string dir_;
+  std::string error_;
+};
+
+TestResponse TreePage(const TestRequest& request) {
+  TestResponse response;
+  if (request.target == "/robots.txt") {
+    response.status = 404;
+    return response;
+  }
+  const int n = request.target == "/" ? 0 : std::atoi(request.target.c_str() + 3);  // "/p/N"
+  response.headers.push_back({"Content-Type", "text/html"});
+  response.body = "<a href=/>home</a>";
+  for (int i = 1; i <= kFanOut; ++i) {
+    const int child = n * kFanOut + i;
+    if (child < kPages) response.body += "<a href=/p/" + std::to_string(child) + ">x</a>";
+  }
+  response.body += "<p>" + std::string(kBodyBytes, 'a' + n % 26) + "</p>";
+  return response;
+}
+
+// User plus system CPU seconds of a process so far.
+double CpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string skip;
+  for (int i = 0; i < 11; ++i) fields >> skip;  // state .. cmajflt
+  double utime = 0, stime = 0;
+  fields >> utime >> stime;
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+bool WaitForLog(const std::string& path, const std::string& needle, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (ReadFile(path).find(needle) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+class DiskFullTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<TestHttpServer>("127.0.0.1", TreePage);
+    server_->Start();
+    dir_ = MakeTempDir("disk-full");
+  }
+  void TearDown() override { server_->Stop(); }
+
+  // Starts the crawl into dir_/out; `min_free_mb` 0: only ENOSPC stops writes.
+  void StartCrawl(TestProcess& crawl, int min_free_mb = 1) {
+    crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", dir_ + "/out",
+                 "--fetchers", "1", "--threads", "8", "--per-host", "8", "--delay-ms", "0",
+                 "--lease-ms", std::to_string(kLeaseMs), "--retries", "0", "--heartbeat-ms", "200",
+                 "--liveness", "5", "--frontier-memory-mb", "16", "--min-free-mb",
+                 std::to_string(min_free_mb), "--log-level", "info"},
+                log_path(), {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  }
+  std::string log_path() const { return dir_ + "/crawl.log"; }
+
+  // While the crawl waits: every process is alive, none spins, nothing
+  // fails, for longer than a lease.
+  void ExpectAPatientWait(TestProcess& crawl) {
+    std::map<std::string, pid_t> pids;
+    for (const char* name : {"frontier", "writer", "fetcher"}) {
+      auto found = ChildPids(crawl.pid(), std::string("zcrawl-") + name);
+      ASSERT_EQ(found.size(), 1u) << name << " is not running:\n" << ReadFile(log_path());
+      pids[name] = found[0];
+    }
+    std::map<std::string, double> before;
+    for (const auto& [name, pid] : pids) before[name] = CpuSeconds(pid);
+    constexpr int kWaitMs = 2 * kLeaseMs;
+    std::this_thread::sleep_for(std::chrono::milliseconds(kWaitMs));
+    for (const auto& [name, pid] : pids) {
+      EXPECT_EQ(kill(pid, 0), 0) << name << " exited while waiting for space";
+      const double used = CpuSeconds(pid) - before[name];
+      EXPECT_LT(used, 0.25 * kWaitMs / 1000.0) << name << " spins while waiting for space";
+    }
+    // The frontier's progress line (every 5 s) and the live line say it.
+    EXPECT_NE(ReadFile(log_path()).find("WAITING FOR SPACE"), std::string::npos) << ReadFile(log_path());
+  }
+
+  void ExpectEveryPageOnce() {
+    auto index = ReadIndex(dir_ + "/out");
+    EXPECT_EQ(index.size(), static_cast<size_t>(kPages)) << ReadFile(log_path());
+    size_t twice = 0, bad_files = 0;
+    for (const auto& [url, entries] : index) {
+      twice += entries.size() > 1;
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(dir_ + "/out/" + entries[0].file, ec);
+      bad_files += ec || size < kBodyBytes;
+    }
+    EXPECT_EQ(twice, 0u) << "pages stored more than once";
+    EXPECT_EQ(bad_files, 0u) << "index lines whose file is missing or short";
+    const auto summary = nlohmann::json::parse(ReadFile(dir_ + "/out/.zcrawl/summary.json"), nullptr, false);
+    ASSERT_FALSE(summary.is_discarded()) << ReadFile(log_path());
+    EXPECT_EQ(summary["failed"].get<uint64_t>(), 0u) << summary.dump(2);
+    EXPECT_EQ(summary["done"].get<uint64_t>(), static_cast<uint64_t>(kPages));
+    EXPECT_GE(summary["space_waits"].get<uint64_t>(), 1u);
+  }
+
+  std::unique_ptr<TestHttpServer> server_;
+  std::string dir_;
+};
+
+TEST_F(DiskFullTest, AFullOutputWaitsForSpaceAndLosesNothing) {
+  // Output and state together on 32 MiB, filled until there is room for
+  // about a third of the crawl's pages above the 1 MB floor.
+  SmallFilesystem fs(dir_ + "/out", 32 << 20);
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  fs.Fill((1 << 20) + kPages / 3 * kBodyBytes);
+  TestProcess crawl;
+  StartCrawl(crawl);
+  ASSERT_TRUE(WaitForLog(log_path(), "waiting for space on", 60000)) << ReadFile(log_path());
+  ExpectAPatientWait(crawl);
+  const uint64_t stored_while_full = ReadIndex(dir_ + "/out").size();
+  EXPECT_LT(stored_while_full, static_cast<size_t>(kPages)) << "the disk never filled up";
+  fs.FreeTheFiller();
+  auto code = crawl.Wait(120000);
+  ASSERT_TRUE(code.has_value()) << ReadFile(log_path());
+  EXPECT_EQ(*code, 0) << ReadFile(log_path());
+  EXPECT_NE(ReadFile(log_path()).find("space is back"), std::string::npos);
+  ExpectEveryPageOnce();
+}
+
+TEST_F(DiskFullTest, AWriterThatMeetsENOSPCItselfWaitsToo) {
+  // No floor: the writer runs into ENOSPC. The state is on a filesystem of
+  // its own inside the output (RocksDB is kept out of it: the floor is
+  // what protects it when the two share a disk).
+  SmallFilesystem fs(dir_ + "/out", 32 << 20);
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  SmallFilesystem state(dir_ + "/out/.zcrawl", 64 << 20);
+  ASSERT_TRUE(state.error().empty()) << state.error();
+  fs.Fill(kPages / 3 * kBodyBytes);
+  TestProcess crawl;
+  StartCrawl(crawl, /*min_free_mb=*/0);
+  ASSERT_TRUE(WaitForLog(log_path(), "No space left on device; waiting for space", 60000)) << ReadFile(log_path());
+  ExpectAPatientWait(crawl);
+  fs.FreeTheFiller();
+  auto code = crawl.Wait(120000);
+  ASSERT_TRUE(code.has_value()) << ReadFile(log_path());
+  EXPECT_EQ(*code, 0) << ReadFile(log_path());
+  ExpectEveryPageOnce();
+}
+
+TEST_F(DiskFullTest, AFullStateFolderWaitsForSpaceAndResumes) {
+  // Only the frontier's state (OUT/.zcrawl) is on the small filesystem,
+  // with a few KB above the floor: the crawl's first commits cross it.
+  std::filesystem::create_directories(dir_ + "/out");
+  SmallFilesystem fs(dir_ + "/out/.zcrawl", 4 << 20);
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  fs.Fill((1 << 20) + 8 * 1024);
+  TestProcess crawl;
+  StartCrawl(crawl);
+  ASSERT_TRUE(WaitForLog(log_path(), "waiting for space on the frontier's state", 60000)) << ReadFile(log_path());
+  ExpectAPatientWait(crawl);
+  fs.FreeTheFiller();
+  auto code = crawl.Wait(120000);
+  ASSERT_TRUE(code.has_value()) << ReadFile(log_path());
+  EXPECT_EQ(*code, 0) << ReadFile(log_path());
+  ExpectEveryPageOnce();
+}
+
+}  // namespace
+}  // namespace zcrawl::testing
