@@ -50,6 +50,11 @@ uint32_t Micros(CURL* curl, CURLINFO info) {
   return static_cast<uint32_t>(std::min<curl_off_t>(value, UINT32_MAX));
 }
 
+// A response's header section larger than this ends the fetch
+// (headers_too_large): libcurl bounds one header line (100 KiB), not their
+// number, and every header is kept for the writer. Real pages send a few KiB.
+constexpr size_t kMaxHeaderBytes = 256 * 1024;
+
 // A typical page in one read instead of two (libcurl's default is 16 KiB).
 constexpr long kReceiveBufferBytes = 64 * 1024;
 
@@ -146,6 +151,8 @@ void CurlTransfer::BeginHop(const std::string& url) {
   r.request_headers.clear();
   r.body_truncated = false;
   too_large_ = false;
+  headers_too_large_ = false;
+  header_bytes_ = 0;
   refusal_.clear();
   error_[0] = '\0';
   curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
@@ -202,7 +209,16 @@ void CurlTransfer::Finish(CURLcode code) {
                       request_bytes > 0;
   failure.detail = error_;
   response.cause = FailureCause(failure);
-  if (too_large_ || code == CURLE_FILESIZE_EXCEEDED) {
+  // libcurl's own limit on one header line (100 KiB) fails the transfer as
+  // out of memory, with no detail: while headers are still coming (no body
+  // yet) that is what it means.
+  const bool giant_header = code == CURLE_OUT_OF_MEMORY && response.body.empty();
+  if (headers_too_large_ || giant_header) {
+    response.status = v1::FETCH_STATUS_TOO_LARGE;
+    response.error = giant_header ? "a response header line larger than libcurl's limit (100 KiB)"
+                                  : "response headers larger than " + std::to_string(kMaxHeaderBytes) + " bytes";
+    response.cause = "headers_too_large";
+  } else if (too_large_ || code == CURLE_FILESIZE_EXCEEDED) {
     response.status = v1::FETCH_STATUS_TOO_LARGE;
     response.error = "body larger than " + std::to_string(max_body_) + " bytes";
     response.cause = "too_large";
@@ -276,7 +292,13 @@ size_t CurlTransfer::OnHeader(char* data, size_t size, size_t count, void* user)
   if (line.starts_with("HTTP/")) {
     // A new response (after a followed redirect or a 1xx): keep only the last.
     t->response_->headers.clear();
+    t->header_bytes_ = 0;
     return bytes;
+  }
+  t->header_bytes_ += bytes;
+  if (t->header_bytes_ > kMaxHeaderBytes) {
+    t->headers_too_large_ = true;
+    return 0;  // abort the transfer
   }
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos) return bytes;

@@ -63,6 +63,8 @@ class CurlTransfer {
   uint32_t hops_ = 0;   // same-origin redirects followed for this request
   uint64_t max_body_ = 0;
   bool too_large_ = false;
+  bool headers_too_large_ = false;
+  size_t header_bytes_ = 0;  // of the current response's header section
   std::string refusal_;  // why the guard refused an address in this hop
   curl_slist* resolve_ = nullptr;  // options_.resolve, for CURLOPT_RESOLVE
   char error_[CURL_ERROR_SIZE] = {};

@@ -37,7 +37,8 @@ bool IsRetryableStatus(v1::FetchStatus status) {
 // status. Older fetchers send no cause.
 std::string FetchStatusReason(const v1::FetchReport& report) {
   if (!report.cause().empty() && (report.status() == v1::FETCH_STATUS_NETWORK_ERROR ||
-                                  report.status() == v1::FETCH_STATUS_TIMEOUT)) {
+                                  report.status() == v1::FETCH_STATUS_TIMEOUT ||
+                                  report.status() == v1::FETCH_STATUS_TOO_LARGE)) {
     return report.cause();
   }
   switch (report.status()) {

@@ -1,7 +1,8 @@
 // Fault injection, pages and servers: one crawl by the real frontier, writer
 // and fetcher processes over loopback sites where each URL misbehaves in one
 // way (malformed or 100k-deep HTML, empty and 50 MiB bodies, a gzip bomb,
-// invalid UTF-8 and NUL bytes, lying Content-Length, endless chunked
+// invalid UTF-8 and NUL bytes, lying Content-Length, headers of megabytes
+// (one line, or many), endless chunked
 // streams, a slow drip, a reset mid-body, 10,000 links, 100 KB links,
 // redirect loops, redirects to other schemes and out-of-scope loopback
 // hosts, 5xx storms, huge and binary robots.txt).
@@ -222,6 +223,16 @@ class BadPagesTest : public ::testing::Test {
       r.close_mid_body = true;
       return r;
     }
+    if (t == "/giant-header.html") {  // one header line of 2 MiB
+      TestResponse r = Html(OkPage("giant-header"));
+      r.headers.push_back({"X-Giant", std::string(2u << 20, 'g')});
+      return r;
+    }
+    if (t == "/many-headers.html") {  // 2 MiB of small header lines
+      TestResponse r = Html(OkPage("many-headers"));
+      for (int i = 0; i < 32768; ++i) r.headers.push_back({"X-Many-" + std::to_string(i), std::string(48, 'm')});
+      return r;
+    }
     if (t == "/not-http.html") {
       TestResponse r;
       r.raw = Bytes("\x00\x01\x02 this is not HTTP at all\r\n\r\n");
@@ -328,6 +339,7 @@ class BadPagesTest : public ::testing::Test {
         "/invalid-utf8.html", "/bad-header.html", "/content-length-long.html",
         "/content-length-short.html", "/endless-chunked.html", "/endless-slow.html",
         "/slow-drip.html", "/reset.html", "/close-mid-body.html", "/not-http.html",
+        "/giant-header.html", "/many-headers.html",
         "/bad-status-line.html",
         "/many-links.html", "/long-links.html", "/loop/a", "/loop/self", "/redirect/ftp",
         "/redirect/file", "/redirect/javascript", "/redirect/foreign", "/redirect/localhost",
@@ -359,6 +371,8 @@ class BadPagesTest : public ::testing::Test {
     Failed(Main("/reset.html"), "connection_reset");
     Failed(Main("/close-mid-body.html"), "truncated_response");
     Failed(Main("/not-http.html"), "bad_response");
+    Failed(Main("/giant-header.html"), "headers_too_large");
+    Failed(Main("/many-headers.html"), "headers_too_large");
     Failed(Main("/bad-status-line.html"), "bad_response");
     Stored(Main("/many-links.html"));
     for (int i = 0; i < kManyLinks; i += kManyLinksInScopeEvery) {
