@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/open_file_limit.h"
 #include "common/cli_config.h"
 #include "common/shutdown_signal.h"
 #include "fetcher/fetcher_node.h"
@@ -31,6 +32,9 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "fetcher: %s\n", s.message().c_str());
     return 2;
   }
+  // A transfer may hold two sockets (happy eyeballs); SetThreads may raise
+  // the transfers to 4096 at run time.
+  RaiseOpenFileLimit(2 * 4096 + 256, "up to 4096 transfers (--threads, SetThreads)");
   ShutdownSignal::Install();
   curl_global_init(CURL_GLOBAL_DEFAULT);
   int code = 0;

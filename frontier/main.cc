@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/open_file_limit.h"
 #include "common/cli_config.h"
 #include "common/seed_list.h"
 #include "common/shutdown_signal.h"
@@ -32,6 +33,7 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "frontier: %s\n", s.message().c_str());
     return 2;
   }
+  RaiseOpenFileLimit(65536, "the frontier (a connection per peer, the store's files)");
   if (!options.seeds_file.empty()) {
     auto list = ReadSeedList(options.seeds_file);
     if (!list.ok()) {

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/open_file_limit.h"
 #include "common/cli_config.h"
 #include "common/shutdown_signal.h"
 #include "writer/sink_registry.h"
@@ -30,6 +31,7 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "writer: %s\n", s.message().c_str());
     return 2;
   }
+  RaiseOpenFileLimit(65536, "the writer (a connection per fetcher, its output files)");
   ShutdownSignal::Install();
   auto sinks = MakeSinks(options.format, options.sink);
   if (!sinks.ok()) {
