@@ -22,6 +22,7 @@
 #include "tests/support/crawl_output.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
+#include "tests/support/tree_site.h"
 
 namespace zcrawl::testing {
 namespace {
@@ -66,23 +67,6 @@ class SmallFilesystem {
   std::string error_;
 };
 
-TestResponse TreePage(const TestRequest& request) {
-  TestResponse response;
-  if (request.target == "/robots.txt") {
-    response.status = 404;
-    return response;
-  }
-  const int n = request.target == "/" ? 0 : std::atoi(request.target.c_str() + 3);  // "/p/N"
-  response.headers.push_back({"Content-Type", "text/html"});
-  response.body = "<a href=/>home</a>";
-  for (int i = 1; i <= kFanOut; ++i) {
-    const int child = n * kFanOut + i;
-    if (child < kPages) response.body += "<a href=/p/" + std::to_string(child) + ">x</a>";
-  }
-  response.body += "<p>" + std::string(kBodyBytes, 'a' + n % 26) + "</p>";
-  return response;
-}
-
 // User plus system CPU seconds of a process so far.
 double CpuSeconds(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -97,19 +81,10 @@ double CpuSeconds(pid_t pid) {
   return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-bool WaitForLog(const std::string& path, const std::string& needle, int timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (ReadFile(path).find(needle) == std::string::npos) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
-
 class DiskFullTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_ = std::make_unique<TestHttpServer>("127.0.0.1", TreePage);
+    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [](const TestRequest& r) { return TreeSite{kPages, kFanOut, 0, kBodyBytes}.Serve(r); });
     server_->Start();
     dir_ = MakeTempDir("disk-full");
   }

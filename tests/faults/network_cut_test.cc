@@ -20,6 +20,7 @@
 #include "tests/support/netns.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
+#include "tests/support/tree_site.h"
 
 namespace zcrawl::testing {
 namespace {
@@ -31,23 +32,6 @@ constexpr int kHeartbeatMs = 100;
 constexpr int kLiveness = 5;
 constexpr int kCutMs = 4 * kHeartbeatMs * kLiveness;
 constexpr int kLeaseMs = 60000;
-
-TestResponse TreePage(const TestRequest& request) {
-  TestResponse response;
-  response.delay_ms = 30;
-  if (request.target == "/robots.txt") {
-    response.status = 404;
-    return response;
-  }
-  const int n = request.target == "/" ? 0 : std::atoi(request.target.c_str() + 3);  // "/p/N"
-  response.headers.push_back({"Content-Type", "text/html"});
-  response.body = "<a href=/>home</a>";
-  for (int i = 1; i <= kFanOut; ++i) {
-    const int child = n * kFanOut + i;
-    if (child < kPages) response.body += "<a href=/p/" + std::to_string(child) + ">x</a>";
-  }
-  return response;
-}
 
 class NetworkCutTest : public ::testing::Test {
  protected:
@@ -71,7 +55,7 @@ class NetworkCutTest : public ::testing::Test {
     }
     auto inside = lan_->Enter("web");
     ASSERT_TRUE(inside.ok()) << inside.status().ToString();
-    server_ = std::make_unique<TestHttpServer>(address_["web"], TreePage);
+    server_ = std::make_unique<TestHttpServer>(address_["web"], [](const TestRequest& r) { return TreeSite{kPages, kFanOut, 30}.Serve(r); });
     server_->Start();
   }
   void TearDown() override {

@@ -15,6 +15,7 @@
 #include "tests/support/crawl_output.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
+#include "tests/support/tree_site.h"
 
 namespace zcrawl::testing {
 namespace {
@@ -26,30 +27,10 @@ constexpr int kLiveness = 5;  // a peer silent for 500 ms is dead
 constexpr int kPauseMs = 4 * kHeartbeatMs * kLiveness;
 constexpr int kLeaseMs = 60000;
 
-// "/" is page 0; page N links to pages N*kFanOut+1 ... below kPages. Each
-// answer takes 40 ms, so the crawl lasts a few seconds.
-TestResponse TreePage(const TestRequest& request) {
-  TestResponse response;
-  response.delay_ms = 40;
-  int n = 0;
-  if (request.target == "/robots.txt") {
-    response.status = 404;
-    return response;
-  }
-  if (request.target != "/") n = std::atoi(request.target.c_str() + 3);  // "/p/N"
-  response.headers.push_back({"Content-Type", "text/html"});
-  response.body = "<a href=/>home</a>";
-  for (int i = 1; i <= kFanOut; ++i) {
-    const int child = n * kFanOut + i;
-    if (child < kPages) response.body += "<a href=/p/" + std::to_string(child) + ">x</a>";
-  }
-  return response;
-}
-
 class PauseTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_ = std::make_unique<TestHttpServer>("127.0.0.1", TreePage);
+    server_ = std::make_unique<TestHttpServer>("127.0.0.1", [](const TestRequest& r) { return TreeSite{kPages, kFanOut, 40}.Serve(r); });
     server_->Start();
     dir_ = MakeTempDir("pause");
   }

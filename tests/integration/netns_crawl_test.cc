@@ -43,15 +43,6 @@ std::string Trim(std::string s) {
   return s;
 }
 
-bool WaitForLog(const std::string& path, const std::string& needle, int timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (ReadFile(path).find(needle) == std::string::npos) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
-
 // N from the fetcher's last line "fetcher done fetched=N ...", or -1.
 int FetchedCount(const std::string& log) {
   std::smatch match;

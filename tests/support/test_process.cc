@@ -99,6 +99,15 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
+bool WaitForLog(const std::string& path, const std::string& needle, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (ReadFile(path).find(needle) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 std::vector<pid_t> ChildPids(pid_t parent, const std::string& comm) {
   std::vector<pid_t> out;
   std::error_code ec;

@@ -45,6 +45,9 @@ std::string SourceDir();
 std::string MakeTempDir(const std::string& name);
 // Whole file, or "" if missing.
 std::string ReadFile(const std::string& path);
+// Waits until the file at `path` (a log) contains `needle`; false after
+// `timeout_ms`.
+bool WaitForLog(const std::string& path, const std::string& needle, int timeout_ms);
 
 }  // namespace zcrawl::testing
 
