@@ -33,7 +33,7 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "frontier: %s\n", s.message().c_str());
     return 2;
   }
-  RaiseOpenFileLimit(65536, "the frontier (a connection per peer, the store's files)");
+  RaiseOpenFileLimit(4096, "the frontier (a connection per peer, the store's files)");
   if (!options.seeds_file.empty()) {
     auto list = ReadSeedList(options.seeds_file);
     if (!list.ok()) {

@@ -31,7 +31,7 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "writer: %s\n", s.message().c_str());
     return 2;
   }
-  RaiseOpenFileLimit(65536, "the writer (a connection per fetcher, its output files)");
+  RaiseOpenFileLimit(4096, "the writer (a connection per fetcher, its output files)");
   ShutdownSignal::Install();
   auto sinks = MakeSinks(options.format, options.sink);
   if (!sinks.ok()) {
