@@ -223,6 +223,7 @@ void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
     }
     case v1::Envelope::kShutdown:
       spdlog::info("frontier says shutdown reason={}", envelope.shutdown().reason());
+      if (!shutdown_received_) shutdown_received_ms_ = clock_.NowMs();
       shutdown_received_ = true;
       break;
     case v1::Envelope::kReject:
@@ -418,6 +419,13 @@ Status FetcherNode::Step(int max_wait_ms, bool* done) {
     SayGoodbye("fetch loop failed");
     StopWork();
     return InternalError("the fetch loop failed; see the log");
+  }
+  if (shutdown_received_ && options_.exit_on_shutdown && !held_.empty() &&
+      clock_.NowMs() - shutdown_received_ms_ >
+          options_.link.heartbeat_ms * static_cast<int64_t>(options_.link.liveness)) {
+    spdlog::warn("giving up {} URLs held since the frontier's shutdown; no one takes their reports",
+                 held_.size());
+    held_.clear();
   }
   if (shutdown_received_ && options_.exit_on_shutdown && held_.empty()) {
     SayGoodbye("crawl finished");

@@ -137,6 +137,11 @@ class FetcherNode {
   uint32_t threads_ = 0;                     // URLs fetched at once; an operator may change it
   std::string writer_sender_id_;             // changes when the writer restarts
   bool shutdown_received_ = false;
+  // When the frontier said shutdown. Work still held after a liveness
+  // window is given up: the crawl is over or the frontier gone, so no one
+  // will take its report (a stale lease the frontier already gave away, or
+  // a page whose writer left first).
+  int64_t shutdown_received_ms_ = 0;
   FetcherCounters counters_;
 };
 

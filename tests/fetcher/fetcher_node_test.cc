@@ -326,6 +326,33 @@ TEST_P(FetcherNodeTest, EndsOnTheFrontiersShutdownOnceNothingIsHeld) {
   EXPECT_TRUE(goodbye);
 }
 
+// After the frontier's shutdown nobody takes a report: a page the writer
+// never acknowledges (it left first) is given up after one liveness window
+// instead of keeping the fetcher up for ever.
+TEST_P(FetcherNodeTest, GivesUpWorkHeldALivenessWindowAfterTheShutdown) {
+  ASSERT_TRUE(Handshake());
+  Lease(12, "/");
+  auto page = Next(writer_, v1::Envelope::kPage);
+  ASSERT_TRUE(page);
+  v1::Envelope shutdown;
+  shutdown.mutable_shutdown()->set_reason("crawl finished");
+  FrontierSays(shutdown);
+  Step(20);
+  const int64_t window = options_.link.heartbeat_ms * options_.link.liveness;
+  clock_.Advance(window);
+  Step(5);  // exactly one window: still waiting for the acknowledgement
+  clock_.Advance(1);
+  bool done = false;
+  for (int turn = 0; turn < 200 && !done; ++turn) ASSERT_TRUE(fetcher_->Step(5, &done).ok());
+  EXPECT_TRUE(done);
+  bool goodbye = false;
+  while (auto envelope = TryReceiveEnvelope(frontier_, /*router=*/true)) {
+    EXPECT_FALSE(envelope->has_fetch_report()) << "reported a page the writer never acknowledged";
+    goodbye |= envelope->has_goodbye();
+  }
+  EXPECT_TRUE(goodbye);
+}
+
 INSTANTIATE_TEST_SUITE_P(IoModes, FetcherNodeTest, ::testing::Values("blocking", "multi"));
 
 // The watchdog gives up on a fetch stuck in a server that never answers; the
