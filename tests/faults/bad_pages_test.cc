@@ -5,7 +5,7 @@
 // (one line, or many), endless chunked
 // streams, a slow drip, a reset mid-body, 10,000 links, 100 KB links,
 // redirect loops, redirects to other schemes and out-of-scope loopback
-// hosts, 5xx storms, huge and binary robots.txt).
+// hosts, 5xx storms, huge, binary and endless robots.txt).
 //
 // Each bad URL must end in a counted outcome: a failure reason in the
 // frontier's summary (with a "failed url=... reason=..." log line), or a
@@ -38,6 +38,7 @@ constexpr int kManyLinks = 10000;
 constexpr int kManyLinksInScopeEvery = 50;         // 1 in 50 stays on the site
 constexpr size_t kLongLinkBytes = 100 * 1024;
 constexpr int kStormPages = 20;
+constexpr char kBlockedRule[] = "User-agent: *\nDisallow: /blocked/\n";
 
 // gzip of `bytes` zero bytes, built once (about 100 KB for 100 MiB).
 std::string GzipOfZeros(size_t bytes) {
@@ -109,12 +110,16 @@ class BadPagesTest : public ::testing::Test {
     main_ = std::make_unique<TestHttpServer>("127.0.0.1",
                                              [this](const TestRequest& r) { return ServeMain(r); });
     main_->Start();
-    robots_huge_ = std::make_unique<TestHttpServer>(
-        "127.0.0.1", [this](const TestRequest& r) { return ServeHugeRobots(r); });
-    robots_huge_->Start();
-    robots_binary_ = std::make_unique<TestHttpServer>(
-        "127.0.0.1", [this](const TestRequest& r) { return ServeBinaryRobots(r); });
-    robots_binary_->Start();
+    auto robots_site = [](TestResponse robots) {
+      auto server = std::make_unique<TestHttpServer>(
+          "127.0.0.1", [robots](const TestRequest& r) { return ServeRobotsSite(r, robots); });
+      server->Start();
+      return server;
+    };
+    robots_huge_ = robots_site(HugeRobots());
+    robots_binary_ = robots_site(BinaryRobots());
+    robots_endless_ = robots_site(EndlessRobots(/*trickle=*/false));
+    robots_trickle_ = robots_site(EndlessRobots(/*trickle=*/true));
     storm_ = std::make_unique<TestHttpServer>("127.0.0.1", [](const TestRequest&) {
       TestResponse r;
       r.status = 503;
@@ -289,40 +294,55 @@ class BadPagesTest : public ::testing::Test {
     return r;
   }
 
-  // robots.txt of 5 MiB: a real rule first, then padding rules.
-  TestResponse ServeHugeRobots(const TestRequest& request) {
-    if (request.target == "/robots.txt") {
-      TestResponse r;
-      r.headers.push_back({"Content-Type", "text/plain"});
-      r.body = "User-agent: *\nDisallow: /blocked/\n";
-      for (int i = 0; r.body.size() < (5u << 20); ++i) {
-        r.body += "Disallow: /padding/" + std::to_string(i) + "/\n";
-      }
-      return r;
-    }
+  // A site whose robots.txt is `robots`; its home links /blocked/x.html
+  // (disallowed by the rule each robots.txt below starts with, if it is
+  // read) and /fine.html.
+  static TestResponse ServeRobotsSite(const TestRequest& request, const TestResponse& robots) {
+    if (request.target == "/robots.txt") return robots;
     if (request.target == "/") {
       return Html("<html><body><a href=\"/blocked/x.html\">no</a><a href=\"/fine.html\">yes</a></body></html>");
     }
-    if (request.target == "/fine.html") return Html(OkPage("fine"));
+    // Served like any page: a robots.txt not obeyed shows as it stored.
+    if (request.target == "/fine.html" || request.target == "/blocked/x.html") {
+      return Html(OkPage(request.target));
+    }
     TestResponse r;
     r.status = 404;
     return r;
   }
 
-  // robots.txt of random bytes, NULs included.
-  TestResponse ServeBinaryRobots(const TestRequest& request) {
-    if (request.target == "/robots.txt") {
-      TestResponse r;
-      r.headers.push_back({"Content-Type", "application/octet-stream"});
-      std::mt19937 random(42);
-      r.body.resize(64 * 1024);
-      for (char& c : r.body) c = static_cast<char>(random() & 0xFF);
-      return r;
-    }
-    if (request.target == "/") return Html("<html><body><a href=\"/fine.html\">yes</a></body></html>");
-    if (request.target == "/fine.html") return Html(OkPage("fine"));
+  static TestResponse PlainText(std::string body) {
     TestResponse r;
-    r.status = 404;
+    r.headers.push_back({"Content-Type", "text/plain"});
+    r.body = std::move(body);
+    return r;
+  }
+
+  // robots.txt of 5 MiB: a real rule first, then padding rules.
+  static TestResponse HugeRobots() {
+    TestResponse r = PlainText(kBlockedRule);
+    for (int i = 0; r.body.size() < (5u << 20); ++i) {
+      r.body += "Disallow: /padding/" + std::to_string(i) + "/\n";
+    }
+    return r;
+  }
+
+  // robots.txt of random bytes, NULs included: no rule can be read.
+  static TestResponse BinaryRobots() {
+    TestResponse r;
+    r.headers.push_back({"Content-Type", "application/octet-stream"});
+    std::mt19937 random(42);
+    r.body.resize(64 * 1024);
+    for (char& c : r.body) c = static_cast<char>(random() & 0xFF);
+    return r;
+  }
+
+  // robots.txt that never ends: the rule repeated in 64 KiB chunks, at full
+  // speed, or (trickle) 1000 bytes every 100 ms.
+  static TestResponse EndlessRobots(bool trickle) {
+    TestResponse r = PlainText(kBlockedRule);
+    r.endless_chunk_bytes = trickle ? 1000 : 64 * 1024;
+    r.endless_chunk_interval_ms = trickle ? 100 : 0;
     return r;
   }
 
@@ -397,13 +417,22 @@ class BadPagesTest : public ::testing::Test {
     Failed(robots_huge_->origin() + "/blocked/x.html", "robots_disallowed");
     Stored(robots_binary_->origin() + "/");
     Stored(robots_binary_->origin() + "/fine.html");
+    Stored(robots_binary_->origin() + "/blocked/x.html");
+    // An endless robots.txt is cut at the robots size limit and read up to
+    // there; one that trickles for ever times out like a server that never
+    // answers, and its origin's URLs fail with that reason.
+    Stored(robots_endless_->origin() + "/");
+    Stored(robots_endless_->origin() + "/fine.html");
+    Failed(robots_endless_->origin() + "/blocked/x.html", "robots_disallowed");
+    Failed(robots_trickle_->origin() + "/", "robots_unavailable: timeout");
     Failed(storm_->origin() + "/", "robots_unavailable: http_503");
   }
 
   std::string dir_;
   std::shared_ptr<const std::string> huge_body_;
   std::shared_ptr<const std::string> gzip_bomb_;
-  std::unique_ptr<TestHttpServer> foreign_, main_, robots_huge_, robots_binary_, storm_;
+  std::unique_ptr<TestHttpServer> foreign_, main_, robots_huge_, robots_binary_, robots_endless_,
+      robots_trickle_, storm_;
   std::vector<std::string> linked_from_home_;
   std::map<std::string, Expectation> expect_;  // absolute URL -> outcome
   std::mutex mutex_;
@@ -420,7 +449,8 @@ TEST_F(BadPagesTest, EveryBadPageEndsInACountedOutcomeAndEveryProcessSurvives) {
                   "--per-host", "8", "--retries", "1", "--retry-base-ms", "100",
                   "--heartbeat-ms", "200", "--liveness", "25", "--summary-file", summary,
                   "--log-level", "debug", main_->origin() + "/", robots_huge_->origin() + "/",
-                  robots_binary_->origin() + "/", storm_->origin() + "/"},
+                  robots_binary_->origin() + "/", robots_endless_->origin() + "/",
+                  robots_trickle_->origin() + "/", storm_->origin() + "/"},
                  dir_ + "/frontier.log");
   writer.Start({BinDir() + "/zcrawl-writer", "--bind", writer_ep, "--frontier", frontier_ep,
                 "--out", dir_ + "/out", "--heartbeat-ms", "200"},
@@ -493,6 +523,9 @@ TEST_F(BadPagesTest, EveryBadPageEndsInACountedOutcomeAndEveryProcessSurvives) {
   }
   EXPECT_EQ(robots_huge_->requests_for("/blocked/x.html"), 0u) << "ignored the huge robots.txt";
   EXPECT_EQ(storm_->requests_for("/"), 0u) << "fetched a page whose robots.txt never answered";
+  EXPECT_EQ(robots_endless_->requests_for("/blocked/x.html"), 0u) << "ignored the endless robots.txt";
+  EXPECT_EQ(robots_trickle_->requests_for("/"), 0u) << "fetched a page whose robots.txt never ended";
+  EXPECT_GE(robots_trickle_->requests_for("/robots.txt"), 1u);
   // The robots.txt of the 5xx storm was asked again before giving up.
   EXPECT_EQ(storm_->requests_for("/robots.txt"), 2u);
   EXPECT_NE(frontier_log.find("robots.txt unavailable origin=" + storm_->origin()), std::string::npos);
