@@ -1,6 +1,6 @@
 // Small helpers shared by the fault-injection tests (tests/faults/): a
-// steady clock, and finding processes by their command line so a test can
-// prove nothing it started is left running. (FreeLoopbackPort is in
+// steady clock, finding processes by their command line so a test can
+// prove nothing it started is left running, and what a process uses. (FreeLoopbackPort is in
 // tests/support/test_process.h.)
 //
 // Header-only on purpose: each fault test is one source file, registered
@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,31 @@ inline std::vector<std::string> NonEmptyLines(const std::string& text) {
     start = end + 1;
   }
   return lines;
+}
+
+// What a running process holds, from /proc: its peak resident memory
+// (VmHWM), threads and open file descriptors. Zeros once it is gone.
+struct ProcessUsage {
+  uint64_t peak_rss_kb = 0;
+  int threads = 0;
+  int open_files = 0;
+};
+
+inline ProcessUsage UsageOf(pid_t pid) {
+  ProcessUsage usage;
+  const std::string dir = "/proc/" + std::to_string(pid);
+  std::istringstream status(ReadFile(dir + "/status"));
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) usage.peak_rss_kb = std::stoull(line.substr(6));
+    if (line.rfind("Threads:", 0) == 0) usage.threads = std::stoi(line.substr(8));
+  }
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(dir + "/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++usage.open_files;
+  }
+  return usage;
 }
 
 }  // namespace zcrawl::testing

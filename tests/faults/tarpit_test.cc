@@ -13,12 +13,12 @@
 
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/faults/fault_support.h"
 #include "tests/support/crawl_output.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
@@ -92,15 +92,6 @@ class Tarpit {
   std::thread thread_;
 };
 
-uint64_t PeakRssKb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6));
-  }
-  return 0;
-}
-
 TEST(TarpitTest, ThousandsOfConnectionsThatNeverAnswerEndInCountedTimeouts) {
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
@@ -139,7 +130,7 @@ TEST(TarpitTest, ThousandsOfConnectionsThatNeverAnswerEndInCountedTimeouts) {
   // The fetcher's memory at the height of it (its peak is read before it exits).
   uint64_t fetcher_peak_kb = 0;
   while (!crawl.Wait(100).has_value()) {
-    for (pid_t pid : ChildPids(crawl.pid(), "zcrawl-fetcher")) fetcher_peak_kb = std::max(fetcher_peak_kb, PeakRssKb(pid));
+    for (pid_t pid : ChildPids(crawl.pid(), "zcrawl-fetcher")) fetcher_peak_kb = std::max(fetcher_peak_kb, UsageOf(pid).peak_rss_kb);
     if (std::chrono::steady_clock::now() - started > std::chrono::seconds(120)) break;
   }
   auto code = crawl.Wait(1000);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "tests/support/test_process.h"
 
@@ -20,6 +21,7 @@ constexpr int kIpTimeoutMs = 10000;
 constexpr char kHubName[] = "hub";
 constexpr char kBridge[] = "br0";
 constexpr char kNetnsDir[] = "/run/netns";
+constexpr char kNetnsEtcDir[] = "/etc/netns";  // per-namespace /etc files of `ip netns exec`
 
 // iproute2's binary: /usr/sbin/ip on merged-/usr Debian, /sbin/ip or
 // /bin/ip elsewhere. "" if none.
@@ -92,6 +94,22 @@ NetnsLan::~NetnsLan() {
       ADD_FAILURE() << "cannot delete network namespace " << *it << ": " << s.message();
     }
   }
+  std::error_code ec;
+  for (const std::string& dir : etc_dirs_) std::filesystem::remove_all(dir, ec);
+  if (!etc_dirs_.empty()) std::filesystem::remove(kNetnsEtcDir, ec);  // only if empty
+}
+
+Status NetnsLan::SetResolvConf(const std::string& name, const std::string& contents) {
+  const std::string dir = std::string(kNetnsEtcDir) + "/" + NamespaceOf(name);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return InternalError("cannot create " + dir + ": " + ec.message());
+  etc_dirs_.push_back(dir);
+  std::ofstream out(dir + "/resolv.conf", std::ios::trunc);
+  out << contents;
+  out.close();
+  if (!out) return InternalError("cannot write " + dir + "/resolv.conf");
+  return Status::Ok();
 }
 
 Status NetnsLan::Ip(const std::vector<std::string>& args) {
@@ -173,6 +191,7 @@ void NetnsLan::RemoveStale() {
     const std::string log = std::filesystem::temp_directory_path() / ("zc-stale-" + name + ".log");
     RunIp({"netns", "del", name}, log);
     std::filesystem::remove(log, ec);
+    std::filesystem::remove_all(std::string(kNetnsEtcDir) + "/" + name, ec);
   }
 }
 

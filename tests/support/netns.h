@@ -5,7 +5,8 @@
 // address and nothing else, and nothing outside can reach in. The
 // addresses (SUBNET.N/24) exist only inside these namespaces.
 //
-// Namespaces are named "zc-<pid>-<n>-<host>" and deleted by the destructor;
+// Namespaces are named "zc-<pid>-<n>-<host>" and deleted by the destructor
+// (with their /etc/netns/ files);
 // their veth pairs and the bridge go with them. Processes still running
 // inside keep a namespace alive, so stop them first. RemoveStale() deletes
 // namespaces left behind by a test process that no longer exists.
@@ -60,6 +61,10 @@ class NetnsLan {
   // The argv that runs `argv` inside host `name` (`ip netns exec`, which
   // execs the program in place: its pid is the pid of the started process).
   std::vector<std::string> Exec(const std::string& name, const std::vector<std::string>& argv) const;
+  // Gives host `name` its own /etc/resolv.conf: `ip netns exec` mounts
+  // /etc/netns/NAMESPACE/resolv.conf over it for the programs it runs
+  // (threads that only Enter() keep the machine's). Removed with the LAN.
+  Status SetResolvConf(const std::string& name, const std::string& contents);
   // Moves the calling thread into host `name` until the result is destroyed.
   Result<std::unique_ptr<Entered>> Enter(const std::string& name) const;
 
@@ -76,6 +81,7 @@ class NetnsLan {
   const std::string work_dir_;
   const std::string prefix_;            // "zc-<pid>-<n>-"
   std::vector<std::string> namespaces_;  // created, hub first
+  std::vector<std::string> etc_dirs_;    // /etc/netns/NAMESPACE made for them
   int commands_run_ = 0;
 };
 
