@@ -244,13 +244,17 @@ bool CurlTransfer::FollowSameOriginRedirect() {
   }
   auto from = Url::Parse(url_);
   auto to = Url::Parse(response.location);
-  if (!from.ok() || !to.ok() || from->origin_key() != to->origin_key()) return false;
-  if (hops_ + 1 > options_.max_redirects) {
+  if (!from.ok() || !to.ok()) return false;
+  // One more redirect, followed here (same origin) or by the frontier as a
+  // new URL (another origin), whose count travels with it: either way the
+  // chain from the URL first linked is bounded.
+  if (request_.redirects_before + hops_ + 1 > options_.max_redirects) {
     response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
     response.error = "more than " + std::to_string(options_.max_redirects) + " redirects";
     response.cause = "redirect_limit";
     return false;
   }
+  if (from->origin_key() != to->origin_key()) return false;
   ++hops_;
   v1::Redirect& redirect = response.redirects.emplace_back();
   redirect.set_from_url(url_);

@@ -37,7 +37,7 @@ void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
       ->capture_default_str()->check(CLI::Range(int64_t{1000}, int64_t{3600000}));
   d.Option("--max-body-bytes", o.http.max_body_bytes, "Largest decoded body")
       ->capture_default_str()->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 31));
-  d.Option("--max-redirects", o.http.max_redirects, "Same-origin redirects followed")
+  d.Option("--max-redirects", o.http.max_redirects, "Redirects from a linked URL to its page, across origins too")
       ->capture_default_str()->check(CLI::Range(0u, 20u));
   d.Flag("!--insecure-tls", o.http.verify_tls, "Do not verify TLS certificates");
   d.Option("--resolve", o.http.resolve,

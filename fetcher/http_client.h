@@ -25,6 +25,9 @@ struct HttpRequest {
   // truncate_body the body is cut there instead of failing.
   uint64_t max_body_bytes = 0;
   bool truncate_body = false;
+  // Redirects taken before this request (WorkItem.redirect_hops): they
+  // count against max_redirects, so a chain across origins is bounded too.
+  uint32_t redirects_before = 0;
 };
 
 struct HttpResponse {

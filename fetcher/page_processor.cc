@@ -20,17 +20,21 @@ constexpr uint64_t kMaxRobotsBytes = 512000;  // RFC 9309: parse at least 500 Ki
 // The target of a redirect that was not followed, as a link like the ones
 // parsed from HTML: absolute http(s), no fragment, listed once. A redirect
 // is the server's answer, not a link the page marked nofollow.
-void AddRedirectTarget(std::string_view location, v1::Page& page) {
+// `hops` counts this redirect and those before it (WorkItem.redirect_hops).
+void AddRedirectTarget(std::string_view location, uint32_t hops, v1::Page& page) {
   auto target = Url::Parse(location);
   if (!target.ok() || (target->scheme() != "http" && target->scheme() != "https")) return;
   target->ClearFragment();
   for (v1::Link& link : *page.mutable_links()) {
     if (link.url() == target->href()) {
       link.set_nofollow(false);
+      link.set_redirect_hops(hops);
       return;
     }
   }
-  page.add_links()->set_url(target->href());
+  v1::Link& link = *page.add_links();
+  link.set_url(target->href());
+  link.set_redirect_hops(hops);
 }
 
 }  // namespace
@@ -58,6 +62,7 @@ PageProcessor::PageProcessor(const FetcherOptions& options, std::unique_ptr<Http
 HttpRequest PageProcessor::RequestFor(const v1::WorkItem& item) {
   HttpRequest request;
   request.url = item.url();
+  request.redirects_before = item.redirect_hops();
   if (item.robots_only()) {
     request.follow_any_redirect = true;
     request.max_body_bytes = kMaxRobotsBytes;
@@ -167,7 +172,8 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   // A cross-origin redirect ends here; its target is a link for the
   // frontier to judge.
   if (response.http_status >= 300 && response.http_status < 400 && !response.location.empty()) {
-    AddRedirectTarget(response.location, page);
+    AddRedirectTarget(response.location,
+                      item.redirect_hops() + static_cast<uint32_t>(page.redirects_size()) + 1, page);
   }
   // The WARC payload digest, when the writer asks for it (1-3% of a
   // fetcher's CPU otherwise spent on every body); without a writer's word

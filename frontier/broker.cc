@@ -275,7 +275,8 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
   if (options_.follow_sitemaps && !completion.sitemaps.empty()) {
     AdmissionJob sitemaps;
     sitemaps.depth = 1;
-    sitemaps.links = std::move(completion.sitemaps);
+    sitemaps.links.assign(std::make_move_iterator(completion.sitemaps.begin()),
+                          std::make_move_iterator(completion.sitemaps.end()));
     counters_.links_reported += sitemaps.links.size();
     ++pending_admissions_;
     admitter_->Submit(std::move(sitemaps));
@@ -290,7 +291,7 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
     job.depth = completion.depth + 1;
     job.links.reserve(report.links_size());
     for (const auto& link : report.links()) {
-      if (!link.nofollow()) job.links.push_back(link.url());
+      if (!link.nofollow()) job.links.emplace_back(link.url(), link.redirect_hops());
     }
   }
   counters_.links_reported += job.links.size();

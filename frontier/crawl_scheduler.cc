@@ -111,14 +111,14 @@ void CrawlScheduler::MaybeSchedule(uint32_t slot_index) {
 }
 
 void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t depth,
-                             uint32_t attempts) {
+                             uint32_t attempts, uint32_t redirect_hops) {
   const uint32_t index = SlotFor(origin);
   HostSlot& slot = slots_[index];
-  UrlRecord record{std::move(url), index, depth, attempts, slot.next_seq++};
+  UrlRecord record{std::move(url), index, depth, attempts, slot.next_seq++, redirect_hops};
   MarkDirty(slot, index);
   ++counts_.waiting;
   if (store_) {
-    store_->StageQueued(index, slot.origin, QueuedUrl{record.seq, record.url, depth, attempts});
+    store_->StageQueued(index, slot.origin, QueuedUrl{record.seq, record.url, depth, attempts, redirect_hops});
     if (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin ||
         loaded_ >= options_.max_loaded) {
       ++slot.backlog;  // waits on disk, behind what is there already
@@ -192,6 +192,7 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   v1::WorkItem& item = out.emplace_back();
   item.set_url(lease.record.url);
   item.set_depth(lease.record.depth);
+  item.set_redirect_hops(lease.record.redirect_hops);
   item.set_lease_id(id);
   item.set_lease_deadline_ms(static_cast<uint64_t>(clock_.WallMs() + options_.lease_ms));
   item.set_attempt(lease.record.attempts + 1);

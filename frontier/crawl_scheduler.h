@@ -100,7 +100,8 @@ class CrawlScheduler {
 
   // Adds a URL that the seen set has just admitted (with a store: stages
   // its queue entry).
-  void Enqueue(std::string url, std::string_view origin, uint32_t depth, uint32_t attempts = 0);
+  void Enqueue(std::string url, std::string_view origin, uint32_t depth, uint32_t attempts = 0,
+               uint32_t redirect_hops = 0);
   // Re-creates an origin of a resumed crawl; origins come in id order, so
   // slot index == origin id. Its queued URLs stay on disk until leased.
   Status RestoreOrigin(const StoredOrigin& origin);

@@ -106,7 +106,7 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
   }
   for (QueuedUrl& url : loaded) {
     slot.loaded_seq = url.seq;
-    slot.waiting.push_back(UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq});
+    slot.waiting.push_back(UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq, url.redirect_hops});
   }
   slot.backlog -= loaded.size();
   loaded_ += loaded.size();

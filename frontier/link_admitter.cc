@@ -41,11 +41,11 @@ void LinkAdmitter::Run() {
 AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
   AdmissionResult result;
   result.parent = job.parent;
-  for (const std::string& link : job.links) {
-    auto parsed = Url::Parse(link);
+  for (const ReportedLink& link : job.links) {
+    auto parsed = Url::Parse(link.url);
     if (!parsed.ok()) {
       ++result.invalid;
-      spdlog::debug("invalid link url={} error={}", link, parsed.status().message());
+      spdlog::debug("invalid link url={} error={}", link.url, parsed.status().message());
       continue;
     }
     Url& url = *parsed;
@@ -61,7 +61,7 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
       if (in_older) result.refresh.push_back(key.fingerprint);
       continue;
     }
-    result.candidates.push_back(CandidateUrl{url.href(), url.origin_key(), job.depth, key});
+    result.candidates.push_back(CandidateUrl{url.href(), url.origin_key(), job.depth, key, link.redirect_hops});
   }
   return result;
 }

@@ -38,9 +38,19 @@ struct ParentOutcome {
   uint32_t attempts = 0;
 };
 
+// A link as reported (absolute, untrusted). A redirect's target carries the
+// redirects taken to reach it (v1::Link.redirect_hops), kept with its URL.
+struct ReportedLink {
+  // Implicit: a plain link (a string) converts.
+  ReportedLink(std::string u, uint32_t hops = 0) : url(std::move(u)), redirect_hops(hops) {}  // NOLINT
+  ReportedLink(const char* u) : url(u) {}  // NOLINT
+  std::string url;
+  uint32_t redirect_hops = 0;
+};
+
 struct AdmissionJob {
   uint32_t depth = 0;              // depth the links get
-  std::vector<std::string> links;  // as reported (absolute, untrusted)
+  std::vector<ReportedLink> links;
   std::optional<ParentOutcome> parent;
 };
 
@@ -49,6 +59,7 @@ struct CandidateUrl {
   std::string origin;  // politeness key
   uint32_t depth = 0;
   UrlKey key;  // UrlKeyOf(url)
+  uint32_t redirect_hops = 0;
 };
 
 struct AdmissionResult {

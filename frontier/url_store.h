@@ -4,7 +4,7 @@
 //
 //   column family  key                          value
 //   seen           site (4) + fingerprint (8)   state byte [+ attempts, reason, URL if failed]
-//   queue          origin id (4) + seq (8)      depth, attempts, URL (minus its origin)
+//   queue          origin id (4) + seq (8)      depth, attempts, flags, URL (minus its origin)
 //   origins        origin id (4)                origin, next seq, done, failed
 //   default        meta key (text)              meta value (format, created_at_ms, seeds, finished)
 //
@@ -76,11 +76,17 @@ struct StoredOrigin {
   uint64_t queued() const { return next_seq - 1 - done - failed; }
 };
 
+// The queue record's flags byte: bit 0 says the URL does not start with its
+// origin (stored whole); the bits above hold its redirect hops (records
+// written before they existed read as 0).
+constexpr uint32_t kMaxStoredRedirectHops = 127;
+
 struct QueuedUrl {
   uint64_t seq = 0;
   std::string url;
   uint32_t depth = 0;
   uint32_t attempts = 0;
+  uint32_t redirect_hops = 0;  // at most kMaxStoredRedirectHops is kept
 };
 
 struct SeenEntry {

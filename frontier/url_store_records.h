@@ -76,7 +76,9 @@ inline bool DecodeQueued(std::string_view origin, std::string_view key, std::str
       offset >= value.size()) {
     return false;
   }
-  const bool under_origin = value[offset++] == 0;
+  const auto flags = static_cast<uint8_t>(value[offset++]);
+  const bool under_origin = (flags & 1) == 0;
+  url->redirect_hops = flags >> 1;
   url->url = under_origin ? std::string(origin) : std::string();
   url->url.append(value.substr(offset));
   url->depth = static_cast<uint32_t>(depth);

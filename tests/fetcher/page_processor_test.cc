@@ -355,6 +355,49 @@ TEST_P(PageProcessorTest, CrossOriginRedirectIsNotFollowedButBecomesALink) {
   EXPECT_EQ(Scheduler().counts().done, 1u);
 }
 
+// The redirects taken to reach a URL travel with it (WorkItem.redirect_hops,
+// kept by the scheduler from the Link): a chain across origins is bounded
+// by max_redirects (5) as one within an origin is.
+TEST_P(PageProcessorTest, RedirectHopsCarryAcrossOriginsAndBoundTheChain) {
+  Route("/a", Redirect(302, "/b"));
+  Route("/b", Redirect(302, "http://other.example/next"));
+  StartServer();
+
+  // Two redirects from /a: one followed here, one left to the frontier.
+  FetchOutcome first;
+  FetchAndComplete(LeaseOne(At("/a")), &first);
+  ASSERT_EQ(first.report.links_size(), 1);
+  EXPECT_EQ(first.report.links(0).url(), "http://other.example/next");
+  EXPECT_EQ(first.report.links(0).redirect_hops(), 2u);
+  // The scheduler keeps the count with the URL it admits and leases it so.
+  Scheduler().Enqueue(At("/a"), server_->origin(), 2, 0, first.report.links(0).redirect_hops());
+  auto items = Scheduler().Lease("fetcher-1", 1);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].redirect_hops(), 2u);
+
+  // Reached after 3 redirects, /a may take 2 more: following /b is the 4th,
+  // /b's cross-origin answer would be the 5th: still a link.
+  v1::WorkItem item = items[0];
+  item.set_redirect_hops(3);
+  FetchOutcome at_limit = Processor().Process(item, "fetcher-1");
+  EXPECT_EQ(at_limit.report.status(), v1::FETCH_STATUS_OK);
+  ASSERT_EQ(at_limit.report.links_size(), 1);
+  EXPECT_EQ(at_limit.report.links(0).redirect_hops(), 5u);
+  // After 4, the cross-origin redirect is one too many: the chain ends.
+  item.set_redirect_hops(4);
+  FetchOutcome over = Processor().Process(item, "fetcher-1");
+  EXPECT_EQ(over.report.status(), v1::FETCH_STATUS_REDIRECT_LIMIT);
+  EXPECT_EQ(over.report.cause(), "redirect_limit");
+  EXPECT_EQ(over.report.links_size(), 0);
+  EXPECT_FALSE(over.page.has_value());
+  // After 5, not even the same-origin one is followed.
+  item.set_redirect_hops(5);
+  const uint64_t b_before = server_->requests_for("/b");
+  FetchOutcome none = Processor().Process(item, "fetcher-1");
+  EXPECT_EQ(none.report.status(), v1::FETCH_STATUS_REDIRECT_LIMIT);
+  EXPECT_EQ(server_->requests_for("/b"), b_before);
+}
+
 TEST_P(PageProcessorTest, CrossOriginRedirectToAnotherSchemeIsNotALink) {
   Route("/ftp", Redirect(302, "ftp://files.example/pub/"));
   StartServer();

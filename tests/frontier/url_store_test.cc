@@ -37,7 +37,7 @@ TEST(UrlStoreTest, QueuesSeenEntriesOriginsAndMetaSurviveReopening) {
     store->StageSeen({11, 7, SeenState::kWaiting, 0, {}, {}});
     store->StageSeen({12, 3, SeenState::kFailed, 3, "http_404", "http://a.test/gone"});
     store->StageQueued(0, "http://a.test", {1, "http://a.test/x", 2, 0});
-    store->StageQueued(0, "http://a.test", {2, "http://b.test/elsewhere", 1, 1});
+    store->StageQueued(0, "http://a.test", {2, "http://b.test/elsewhere", 1, 1, 4});
     store->StageQueued(1, "http://c.test", {1, "http://c.test/", 0, 0});
     store->StageOrigin({0, "http://a.test", 3, 0, 0});
     store->StageOrigin({1, "http://c.test", 2, 0, 0});
@@ -59,8 +59,10 @@ TEST(UrlStoreTest, QueuesSeenEntriesOriginsAndMetaSurviveReopening) {
   ASSERT_EQ(queue.size(), 2u);
   EXPECT_EQ(queue[0].url, "http://a.test/x");
   EXPECT_EQ(queue[0].depth, 2u);
+  EXPECT_EQ(queue[0].redirect_hops, 0u);
   EXPECT_EQ(queue[1].url, "http://b.test/elsewhere");  // not under its origin: kept whole
   EXPECT_EQ(queue[1].attempts, 1u);
+  EXPECT_EQ(queue[1].redirect_hops, 4u);  // a redirect's target keeps its count
   queue.clear();
   ASSERT_TRUE(store->LoadQueue(0, "http://a.test", 1, 10, &queue).ok());  // after seq 1
   ASSERT_EQ(queue.size(), 1u);
