@@ -1,0 +1,39 @@
+// Fuzz target of config files (common/cli_config.h): any bytes as the TOML
+// file a frontier is started with (`--config FILE`), through CLI11's
+// parser and every frontier setting's checks, as zcrawl-frontier reads it.
+// A bad file must be a parse error (CLI::ParseError), never a crash or
+// another exception.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "common/cli_config.h"
+#include "common/settings_declarer.h"
+#include "frontier/frontier_options.h"
+#include "frontier/frontier_settings.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // The file lives in memory; CLI11 opens it by name.
+  static const int fd = memfd_create("zcrawl-fuzz-config", 0);
+  static const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  if (fd < 0 || ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != static_cast<ssize_t>(size)) abort();
+  zcrawl::frontier::FrontierOptions options;
+  CLI::App app{"fuzz"};
+  zcrawl::SettingsDeclarer declarer(app);
+  zcrawl::frontier::DeclareFrontierSettings(declarer, options);
+  zcrawl::ConfigRequests requests;
+  zcrawl::AddConfigFlags(app, &requests);
+  std::vector<std::string> args = {path, "--config"};  // CLI11 takes them last first
+  try {
+    app.parse(args);
+    (void)zcrawl::ConfigText(app);
+  } catch (const CLI::ParseError&) {
+    // refused with a message: what a bad file must get
+  }
+  return 0;
+}
