@@ -1,7 +1,7 @@
 // Fuzz target of message decoding (net/envelope_codec.h): any bytes, as a
 // process receives them from the network. Decode must refuse what is not a
 // valid envelope and never crash; an envelope it accepts must encode again
-// and decode to the same message (what a relay or a replaced writer relies
+// and decode to the same message (the same bytes once more) (what a relay or a replaced writer relies
 // on). Every payload type is a field of Envelope, so every message's
 // decoding is reached from here.
 #include <cstddef>
@@ -10,7 +10,6 @@
 #include <string_view>
 
 #include <google/protobuf/stubs/logging.h>
-#include <google/protobuf/util/message_differencer.h>
 
 #include "net/envelope_codec.h"
 
@@ -27,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)zcrawl::PayloadName(*decoded);
   std::string bytes;
   if (!decoded->SerializeToString(&bytes)) abort();
+  // Compared as bytes: a double field may hold a NaN, never equal to itself.
   auto again = zcrawl::EnvelopeCodec::Decode(bytes);
-  if (!again.ok() || !google::protobuf::util::MessageDifferencer::Equals(*decoded, *again)) abort();
+  if (!again.ok() || again->SerializeAsString() != bytes) abort();
   return 0;
 }

@@ -118,6 +118,40 @@ class FetcherNodeTest : public ::testing::TestWithParam<std::string> {
   }
 
   void FrontierSays(v1::Envelope envelope) { SendEnvelope(frontier_, frontier_codec_, std::move(envelope), fetcher_id_); }
+
+  // Leases `lease_id`, lets its page reach the writer (not acknowledged),
+  // then the frontier says shutdown: the page the node still holds.
+  std::optional<v1::Envelope> HoldAPageAtShutdown(uint64_t lease_id) {
+    Lease(lease_id, "/");
+    auto page = Next(writer_, v1::Envelope::kPage);
+    v1::Envelope shutdown;
+    shutdown.mutable_shutdown()->set_reason("crawl finished");
+    FrontierSays(shutdown);
+    return page;
+  }
+
+  // Steps until the node says it is done (at most 200 turns).
+  bool StepUntilDone() {
+    bool done = false;
+    for (int turn = 0; turn < 200 && !done; ++turn) {
+      if (!fetcher_->Step(5, &done).ok()) return false;
+    }
+    return done;
+  }
+
+  struct Leaving {
+    int reports = 0;
+    bool goodbye = false;
+  };
+  // What the frontier got: reports, and whether a Goodbye came.
+  Leaving FrontierHeardWhenLeaving() {
+    Leaving heard;
+    while (auto envelope = TryReceiveEnvelope(frontier_, /*router=*/true)) {
+      heard.reports += envelope->has_fetch_report();
+      heard.goodbye |= envelope->has_goodbye();
+    }
+    return heard;
+  }
   void WriterSays(v1::Envelope envelope, EnvelopeCodec* codec = nullptr) {
     SendEnvelope(writer_, codec ? *codec : writer_codec_, std::move(envelope), fetcher_id_);
   }
@@ -304,25 +338,14 @@ TEST_P(FetcherNodeTest, ALeaseDeliveredTwiceIsFetchedOnce) {
 
 TEST_P(FetcherNodeTest, EndsOnTheFrontiersShutdownOnceNothingIsHeld) {
   ASSERT_TRUE(Handshake());
-  Lease(11, "/");
-  auto page = Next(writer_, v1::Envelope::kPage);
+  auto page = HoldAPageAtShutdown(11);
   ASSERT_TRUE(page);
-  v1::Envelope shutdown;
-  shutdown.mutable_shutdown()->set_reason("crawl finished");
-  FrontierSays(shutdown);
   // A page is still held (not acknowledged): the node stays.
   Step(20);
   Ack(page->page().page_id(), true);
-  bool done = false;
-  for (int turn = 0; turn < 200 && !done; ++turn) ASSERT_TRUE(fetcher_->Step(5, &done).ok());
-  EXPECT_TRUE(done);
-  bool reported = false;
-  bool goodbye = false;
-  while (auto envelope = TryReceiveEnvelope(frontier_, /*router=*/true)) {
-    reported |= envelope->has_fetch_report();
-    goodbye |= envelope->has_goodbye();
-  }
-  EXPECT_TRUE(reported) << "the held page's report was not sent before leaving";
+  EXPECT_TRUE(StepUntilDone());
+  const auto [reports, goodbye] = FrontierHeardWhenLeaving();
+  EXPECT_EQ(reports, 1) << "the held page's report was not sent before leaving";
   EXPECT_TRUE(goodbye);
 }
 
@@ -331,25 +354,14 @@ TEST_P(FetcherNodeTest, EndsOnTheFrontiersShutdownOnceNothingIsHeld) {
 // instead of keeping the fetcher up for ever.
 TEST_P(FetcherNodeTest, GivesUpWorkHeldALivenessWindowAfterTheShutdown) {
   ASSERT_TRUE(Handshake());
-  Lease(12, "/");
-  auto page = Next(writer_, v1::Envelope::kPage);
-  ASSERT_TRUE(page);
-  v1::Envelope shutdown;
-  shutdown.mutable_shutdown()->set_reason("crawl finished");
-  FrontierSays(shutdown);
+  ASSERT_TRUE(HoldAPageAtShutdown(12));
   Step(20);
-  const int64_t window = options_.link.heartbeat_ms * options_.link.liveness;
-  clock_.Advance(window);
+  clock_.Advance(options_.link.heartbeat_ms * options_.link.liveness);
   Step(5);  // exactly one window: still waiting for the acknowledgement
   clock_.Advance(1);
-  bool done = false;
-  for (int turn = 0; turn < 200 && !done; ++turn) ASSERT_TRUE(fetcher_->Step(5, &done).ok());
-  EXPECT_TRUE(done);
-  bool goodbye = false;
-  while (auto envelope = TryReceiveEnvelope(frontier_, /*router=*/true)) {
-    EXPECT_FALSE(envelope->has_fetch_report()) << "reported a page the writer never acknowledged";
-    goodbye |= envelope->has_goodbye();
-  }
+  EXPECT_TRUE(StepUntilDone());
+  const auto [reports, goodbye] = FrontierHeardWhenLeaving();
+  EXPECT_EQ(reports, 0) << "reported a page the writer never acknowledged";
   EXPECT_TRUE(goodbye);
 }
 
