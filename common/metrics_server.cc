@@ -7,9 +7,18 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
+#include "common/http_request_head.h"
+
 namespace zcrawl {
+
+namespace {
+// A scraper sends its whole head at once; anything slower or larger is
+// not a scraper, and the one server thread must not wait on it.
+constexpr auto kRequestDeadline = std::chrono::seconds(1);
+}  // namespace
 
 Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& address, uint16_t port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -48,25 +57,38 @@ void MetricsServer::Publish(std::string text) {
   text_ = std::move(text);
 }
 
+// Reads the request head from `client` (bounded in size and time) and
+// returns what was read; the verdict on it is the caller's.
+static std::string ReadRequestHead(int client) {
+  std::string request;
+  const auto deadline = std::chrono::steady_clock::now() + kRequestDeadline;
+  char buf[2048];
+  while (request.size() <= kMaxRequestHeadBytes) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd p{client, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    const ssize_t n = recv(client, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    request.append(buf, static_cast<size_t>(n));
+    if (ParseHttpRequestHead(request, kMaxRequestHeadBytes).verdict != HttpRequestHead::Verdict::kIncomplete) break;
+  }
+  return request;
+}
+
 void MetricsServer::Serve() {
   while (!stopping_) {
     pollfd p{listen_fd_, POLLIN, 0};
     if (poll(&p, 1, 200) <= 0) continue;
     const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (client < 0) continue;
-    // Read the request head (bounded, with a short timeout); any path is
-    // answered with the metrics, as simple scrapers expect.
-    timeval timeout{1, 0};
-    setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    char buf[2048];
-    (void)recv(client, buf, sizeof buf, 0);
-    std::string body;
+    const std::string request = ReadRequestHead(client);
+    std::string text;
     {
       MutexLock lock(mutex_);
-      body = text_;
+      text = text_;
     }
-    std::string response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
-                           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+    const std::string response = AnswerMetricsRequest(request, text);
     const char* data = response.data();
     size_t left = response.size();
     while (left > 0) {
@@ -77,6 +99,35 @@ void MetricsServer::Serve() {
     }
     close(client);
   }
+}
+
+std::string AnswerMetricsRequest(std::string_view request, std::string_view metrics_text) {
+  const HttpRequestHead head = ParseHttpRequestHead(request, kMaxRequestHeadBytes);
+  auto answer = [](std::string_view status, std::string_view extra_headers, std::string_view body,
+                   bool send_body) {
+    std::string out = "HTTP/1.1 ";
+    out += status;
+    out += "\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: ";
+    out += std::to_string(body.size());
+    out += "\r\n";
+    out += extra_headers;
+    out += "Connection: close\r\n\r\n";
+    if (send_body) out += body;
+    return out;
+  };
+  switch (head.verdict) {
+    case HttpRequestHead::Verdict::kIncomplete:  // cut off or too slow
+    case HttpRequestHead::Verdict::kMalformed:
+      return answer("400 Bad Request", "", "bad request\n", true);
+    case HttpRequestHead::Verdict::kTooLarge:
+      return answer("431 Request Header Fields Too Large", "", "request head too large\n", true);
+    case HttpRequestHead::Verdict::kComplete:
+      break;
+  }
+  if (head.version_major != 1) return answer("505 HTTP Version Not Supported", "", "HTTP/1.x only\n", true);
+  if (head.method == "GET") return answer("200 OK", "", metrics_text, true);
+  if (head.method == "HEAD") return answer("200 OK", "", metrics_text, false);
+  return answer("405 Method Not Allowed", "Allow: GET, HEAD\r\n", "GET or HEAD only\n", true);
 }
 
 void AppendMetric(std::string& out, std::string_view name, std::string_view type,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,6 +42,18 @@ class MetricsServer {
   std::string text_ GUARDED_BY(mutex_);
   std::thread thread_;
 };
+
+// The largest request head the endpoint reads (RFC 9110 asks at least 8000
+// bytes of request line to be accepted; a scraper sends a tenth of that).
+inline constexpr size_t kMaxRequestHeadBytes = 8192;
+
+// The whole response to the request bytes a client sent before it stopped
+// (common/http_request_head.h): GET of any path is answered with
+// `metrics_text` (simple scrapers ask for "/" as well as "/metrics"), HEAD
+// with its headers alone; another method gets 405, another HTTP major
+// version 505, a malformed or cut-off head 400, one over
+// kMaxRequestHeadBytes 431. Every answer closes the connection.
+std::string AnswerMetricsRequest(std::string_view request, std::string_view metrics_text);
 
 // Appends one metric in exposition format. `type` is "counter" or "gauge";
 // `labels` is "" or like `host="a"`.

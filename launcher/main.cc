@@ -24,6 +24,8 @@
 #include "launcher/crawl_settings.h"
 #include "launcher/progress_display.h"
 #include "net/loopback_port.h"
+#include "writer/sink_registry.h"
+#include "writer/wacz_pack.h"
 
 namespace zcrawl::launcher {
 namespace {
@@ -140,7 +142,7 @@ class Launcher {
     // writer sees feed jsonl, exec and WARC metadata records.
     const bool wants_text = format.find("jsonl") != std::string::npos ||
                             format.find("exec:") != std::string::npos;
-    const bool wants_warc = format.find("warc") != std::string::npos;
+    const bool wants_warc = format.find("warc") != std::string::npos || WantsWacz();
     const auto derive = [&](const char* name, bool skip) {
       if (skip && !forwarded_.Given("fetcher", name)) fetcher_args.push_back(name);
     };
@@ -272,7 +274,38 @@ class Launcher {
     }
     RelayLogs();
     if (start_failed_ && result == 0) result = 1;
-    return PrintSummary(result);
+    result = PrintSummary(result);
+    if (result == 0 && WantsWacz()) result = PackWacz();
+    return result;
+  }
+
+  bool WantsWacz() const {
+    const std::string& format = options_.writer.format;
+    // exec:CMD takes the rest of the list: a "wacz" inside its command is not a format.
+    const std::string formats = format.substr(0, format.find("exec:"));
+    size_t start = 0;
+    while (start <= formats.size()) {
+      const size_t comma = std::min(formats.find(',', start), formats.size());
+      if (formats.compare(start, comma - start, zcrawl::writer::kWaczFormat) == 0) return true;
+      start = comma + 1;
+    }
+    return false;
+  }
+
+  // --format wacz: the finished crawl's WARC files as one WACZ.
+  int PackWacz() {
+    const std::string& out_dir = options_.writer.sink.out_dir;
+    const std::string file = out_dir + "/" + std::string(zcrawl::writer::kWaczFileName);
+    zcrawl::writer::WaczCounts counts;
+    if (Status s = zcrawl::writer::PackWacz(out_dir, file, &counts); !s.ok()) {
+      Say("crawl: cannot pack %s: %s (`./run pack %s` tries again)\n", file.c_str(), s.message().c_str(),
+          out_dir.c_str());
+      return 1;
+    }
+    Say("crawl: packed %s: %llu WARC file(s), %llu index lines, %llu pages\n", file.c_str(),
+        static_cast<unsigned long long>(counts.warc_files), static_cast<unsigned long long>(counts.index_lines),
+        static_cast<unsigned long long>(counts.pages + counts.extra_pages));
+    return 0;
   }
 
   void OnExit(ChildProcess& child, int code, bool& stopping, int64_t& finish_deadline, int& result) {

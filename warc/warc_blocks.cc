@@ -131,6 +131,16 @@ void AppendHeaderValue(std::string& out, std::string_view value) {
   }
 }
 
+bool StoredContentType(const v1::Page& page, std::string* value) {
+  for (const v1::Header& header : page.headers()) {
+    if (!EqualsIgnoreCaseAscii(header.name(), "Content-Type")) continue;
+    value->clear();
+    AppendHeaderValue(*value, header.value());
+    return true;
+  }
+  return false;
+}
+
 std::string WarcHttpResponseHead(const v1::Page& page, size_t body_size) {
   std::string head;
   head.reserve(64 * (page.headers_size() + 2));

@@ -39,6 +39,11 @@ std::string WarcRequestBlock(const v1::Page& page, std::string_view target_uri);
 // metadata record.
 std::string WarcMetadataBlock(const v1::Page& page);
 
+// The value of the first Content-Type header as WarcHttpResponseHead
+// stores it; false when the page has none (what the CDXJ line's mime is
+// made of).
+bool StoredContentType(const v1::Page& page, std::string* value);
+
 // The record's WARC-Target-URI: final_url, else url.
 std::string_view WarcTargetUri(const v1::Page& page);
 

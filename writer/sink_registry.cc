@@ -1,6 +1,7 @@
 #include "writer/sink_registry.h"
 
 #include <functional>
+#include <set>
 #include <string>
 
 #include "writer/exec_sink.h"
@@ -35,6 +36,7 @@ const std::vector<Entry>& Registry() {
 Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
                                                      const SinkOptions& options) {
   std::vector<std::unique_ptr<Sink>> sinks;
+  std::set<std::string_view> made;
   size_t start = 0;
   while (start <= formats.size()) {
     size_t comma = formats.find(',', start);
@@ -52,14 +54,18 @@ Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
       sinks.push_back(std::make_unique<ExecSink>(options, command));
       break;
     }
+    // wacz is WARC output the launcher packs at the end of the crawl
+    // (writer/wacz_pack.h): for the writer, one WARC sink either way.
+    const std::string_view sink_name = name == kWaczFormat ? std::string_view("warc") : name;
+    if (!made.insert(sink_name).second && sink_name == "warc") continue;
     const Entry* found = nullptr;
     for (const Entry& entry : Registry()) {
-      if (entry.name == name) found = &entry;
+      if (entry.name == sink_name) found = &entry;
     }
     if (!found) {
       std::string known;
       for (const Entry& entry : Registry()) known += (known.empty() ? "" : ", ") + std::string(entry.name);
-      known += ", exec:CMD";
+      known += ", " + std::string(kWaczFormat) + ", exec:CMD";
       return InvalidArgumentError("unknown format '" + std::string(name) + "' (known: " + known + ")");
     }
     sinks.push_back(found->make(options));

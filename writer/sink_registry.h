@@ -12,6 +12,12 @@
 
 namespace zcrawl::writer {
 
+// --format wacz: WARC output (one WarcSink, also when warc is named too)
+// that `./run crawl` packs into OUT/crawl.wacz when the crawl finishes
+// (wacz_pack.h); `./run pack` does the same for any WARC crawl.
+inline constexpr std::string_view kWaczFormat = "wacz";
+inline constexpr std::string_view kWaczFileName = "crawl.wacz";
+
 // InvalidArgument naming the unknown format and the known ones.
 Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
                                                      const SinkOptions& options);

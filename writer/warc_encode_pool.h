@@ -39,6 +39,7 @@ namespace zcrawl::writer {
 struct EncodedWarcPage {
   std::string key;    // passed through from Submit
   std::string bytes;  // the page's gzip members, in order
+  WarcResponseEntry response;  // the first member, and its CDXJ fields
   Status status;      // not OK: encoding failed, `bytes` is meaningless
 };
 

@@ -25,7 +25,8 @@ WarcIndex::~WarcIndex() { Close(); }
 
 Status WarcIndex::Open() { return TruncateTornLine(path_); }
 
-void WarcIndex::Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length) {
+void WarcIndex::Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length,
+                    std::string_view cdxj, uint32_t depth, std::string_view title) {
   pending_ += "{\"url\":";
   AppendJsonString(pending_, key);
   pending_ += ",\"file\":";
@@ -34,6 +35,12 @@ void WarcIndex::Add(std::string_view key, std::string_view file, uint64_t offset
   pending_ += std::to_string(offset);
   pending_ += ",\"length\":";
   pending_ += std::to_string(length);
+  pending_ += ",\"cdxj\":";
+  AppendJsonString(pending_, cdxj);
+  pending_ += ",\"depth\":";
+  pending_ += std::to_string(depth);
+  pending_ += ",\"title\":";
+  AppendJsonString(pending_, title);
   pending_ += "}\n";
 }
 
@@ -91,36 +98,50 @@ void WarcIndex::AbandonWrites() {
 }
 
 Status WarcIndex::ForEachKey(const std::function<void(const std::string&)>& visit) const {
-  std::ifstream in(path_);
+  return ForEachWarcIndexLine(path_, dir_, 0, [&](const WarcIndexLine& line) { visit(line.key); });
+}
+
+Status ForEachWarcIndexLine(const std::string& path, const std::string& dir, uint64_t from,
+                            const std::function<void(const WarcIndexLine&)>& visit) {
+  std::ifstream in(path);
   if (!in) return Status::Ok();
+  if (from > 0) in.seekg(static_cast<std::streamoff>(from));
   std::map<std::string, uint64_t> file_sizes;  // 0 when missing
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  std::string text;
+  WarcIndexLine line;
+  while (std::getline(in, text)) {
+    const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded() || !json.is_object()) continue;
     const auto url = json.find("url");
     const auto file = json.find("file");
     const auto offset = json.find("offset");
     const auto length = json.find("length");
+    const auto cdxj = json.find("cdxj");
     if (url == json.end() || file == json.end() || offset == json.end() || length == json.end() ||
         !url->is_string() || !file->is_string() || !offset->is_number_unsigned() ||
-        !length->is_number_unsigned()) {
+        !length->is_number_unsigned() || (cdxj != json.end() && !cdxj->is_string())) {
       continue;
     }
-    const std::string name = file->get<std::string>();
-    if (name.empty() || name.find('/') != std::string::npos) continue;
-    auto [it, inserted] = file_sizes.try_emplace(name, 0);
+    line.file = file->get<std::string>();
+    if (line.file.empty() || line.file.find('/') != std::string::npos) continue;
+    auto [it, inserted] = file_sizes.try_emplace(line.file, 0);
     if (inserted) {
       std::error_code ec;
-      const uintmax_t size = std::filesystem::file_size(std::filesystem::path(dir_) / name, ec);
+      const uintmax_t size = std::filesystem::file_size(std::filesystem::path(dir) / line.file, ec);
       it->second = ec ? 0 : static_cast<uint64_t>(size);
     }
-    const auto begin = offset->get<uint64_t>();
-    const auto count = length->get<uint64_t>();
-    if (count == 0 || begin > it->second || count > it->second - begin) continue;
-    visit(url->get<std::string>());
+    line.offset = offset->get<uint64_t>();
+    line.length = length->get<uint64_t>();
+    if (line.length == 0 || line.offset > it->second || line.length > it->second - line.offset) continue;
+    line.key = url->get<std::string>();
+    line.cdxj = cdxj == json.end() ? std::string() : cdxj->get<std::string>();
+    const auto depth = json.find("depth");
+    line.depth = depth != json.end() && depth->is_number_unsigned() ? depth->get<int64_t>() : -1;
+    const auto title = json.find("title");
+    line.title = title != json.end() && title->is_string() ? title->get<std::string>() : std::string();
+    visit(line);
   }
-  if (in.bad()) return UnavailableError("read " + path_);
+  if (in.bad()) return UnavailableError("read " + path);
   return Status::Ok();
 }
 

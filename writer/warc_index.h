@@ -4,11 +4,16 @@
 //
 // out_dir/PREFIX-index.jsonl, appended across runs, one JSON line per
 // stored page, in write order:
-//   {"url":KEY,"file":"PREFIX-...-00003.warc.gz","offset":N,"length":M}
+//   {"url":KEY,"file":"PREFIX-...-00003.warc.gz","offset":N,"length":M,"cdxj":LINE,
+//    "depth":D,"title":T}
 // KEY is the page's dedup key (the leased URL); [offset, offset + length)
 // is the page's records (response, request, metadata: gzip members) in that
-// file, so a reader can seek to it. Like CDXJ it points into WARC files,
-// but it is unsorted and keyed by the crawl's dedup key, not by SURT.
+// file, so a reader can seek to it. LINE is the CDXJ line of the page's
+// response record (warc/cdxj.h): the durable source of each WARC file's
+// sorted CDXJ index (warc_file_cdxj.h), so that index never needs a pass
+// over the WARC file, even after a crash. D and T (the page's link hops
+// from a seed and its title) make a WACZ's page lists (wacz_pack.h). Lines
+// written before zcrawl wrote CDXJ have none of the last three members.
 //
 // Durability: the sink adds lines while writing and calls Flush only after
 // the WARC bytes they point at were fsynced, so a line never names bytes
@@ -37,6 +42,24 @@ namespace zcrawl::writer {
 
 inline constexpr std::string_view kWarcIndexSuffix = "-index.jsonl";
 
+// One complete line of an index, whose range lies within its WARC file.
+struct WarcIndexLine {
+  std::string key;
+  std::string file;  // a name in the index's folder
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  std::string cdxj;  // empty in lines from before CDXJ
+  int64_t depth = -1;  // -1 in lines from before CDXJ
+  std::string title;
+};
+
+// Calls `visit` with every such line of the index at `path` (WARC files in
+// `dir`) from byte `from` on; lines that are torn, not JSON, or point past
+// the end of their file (deleted or cut files) are skipped. A missing index
+// has no lines.
+Status ForEachWarcIndexLine(const std::string& path, const std::string& dir, uint64_t from,
+                            const std::function<void(const WarcIndexLine&)>& visit);
+
 class WarcIndex {
  public:
   // `dir`: the folder of the WARC files and of the index; `prefix`: their
@@ -49,8 +72,10 @@ class WarcIndex {
   // Cuts a torn last line left by a crash. Creates no file.
   Status Open();
   // Buffers one line: the page `key` is at [offset, offset + length) of the
-  // WARC file named `file` (a name in dir, not a path).
-  void Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length);
+  // WARC file named `file` (a name in dir, not a path); `cdxj` is its
+  // response record's CDXJ line; `depth` and `title` the page's.
+  void Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length, std::string_view cdxj,
+           uint32_t depth, std::string_view title);
   // Forgets the lines added since the last Flush (their pages were not made
   // durable).
   void DropPending();
@@ -70,6 +95,9 @@ class WarcIndex {
   Status ForEachKey(const std::function<void(const std::string&)>& visit) const;
 
   const std::string& path() const { return path_; }
+  // Bytes of the index known durable; read it only while no FlushSealed
+  // runs. Lines added later are written after this offset.
+  uint64_t durable_size() const { return synced_bytes_; }
 
  private:
   // After a failed write: cuts the file back to synced_bytes_ and closes it.

@@ -28,6 +28,10 @@ FetcherWarcBlock FetcherBlockOf(const v1::WarcBlock& block, std::string&& deflat
 WarcPageParts WarcPagePartsOf(const v1::Page& page, PagePayload&& payload, int64_t now_ms) {
   WarcPageParts parts;
   parts.target_uri = WarcTargetUri(page);
+  parts.http_status = page.http_status();
+  parts.depth = page.depth();
+  parts.title = page.title();
+  parts.has_content_type = StoredContentType(page, &parts.content_type);
   parts.date = FormatWarcDate(page.fetched_at_ms() != 0 ? page.fetched_at_ms() : now_ms);
   parts.ip_address = page.ip_address();
   parts.body_truncated = page.body_truncated();
@@ -69,7 +73,7 @@ Status WarcPageEncoder::AppendRecord(WarcRecord& record, std::string_view first,
   return gzip_.AppendMember({record_bytes_, first, second, kWarcRecordEnd}, out);
 }
 
-Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out) {
+Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out, WarcResponseEntry* entry) {
   Result<std::string> response_id = NewWarcRecordId();
   if (!response_id.ok()) return response_id.status();
   Result<std::string> request_id = NewWarcRecordId();
@@ -95,10 +99,22 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out) {
   if (!parts.ip_address.empty()) response.AddField("WARC-IP-Address", parts.ip_address);
   response.AddField("WARC-Concurrent-To", *request_id);
   response.AddField("Content-Type", "application/http;msgtype=response");
-  response.AddField("WARC-Payload-Digest", std::move(*payload_digest));
+  response.AddField("WARC-Payload-Digest", *payload_digest);
   if (parts.body_truncated) response.AddField("WARC-Truncated", "length");
+  if (entry != nullptr) {
+    entry->cdxj.url = parts.target_uri;
+    entry->cdxj.warc_date = parts.date;
+    entry->cdxj.has_mime = parts.has_content_type && !parts.content_type.empty();
+    entry->cdxj.mime = CdxjMime(parts.content_type);
+    entry->cdxj.status = parts.http_status;
+    entry->cdxj.digest = payload_digest->substr(payload_digest->find(':') + 1);
+    entry->depth = parts.depth;
+    entry->title = parts.title;
+  }
+  const size_t response_start = out.size();
   Status s = AppendRecord(response, parts.response_head, parts.body, parts.response_compressed, out);
   if (!s.ok()) return s;
+  if (entry != nullptr) entry->bytes = out.size() - response_start;
 
   WarcRecord request{"request", *request_id, parts.date, {}, {}};
   request.AddField("WARC-Target-URI", parts.target_uri);

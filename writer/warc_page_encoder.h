@@ -30,6 +30,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "warc/cdxj.h"
 #include "warc/gzip_member.h"
 #include "warc/warc_record.h"
 #include "writer/page_payload.h"
@@ -54,6 +55,11 @@ struct FetcherWarcBlock {
 // digests and compresses it.
 struct WarcPageParts {
   std::string target_uri;     // final_url, else url
+  uint32_t http_status = 0;
+  uint32_t depth = 0;         // link hops from a seed
+  std::string title;          // the page's <title>, for a WACZ's page lists
+  bool has_content_type = false;
+  std::string content_type;  // as the response head stores it
   std::string date;           // WARC-Date
   std::string ip_address;     // empty when unknown
   bool body_truncated = false;
@@ -80,6 +86,15 @@ struct WarcPageParts {
 // (wall clock) dates a page that carries no fetch time.
 WarcPageParts WarcPagePartsOf(const v1::Page& page, PagePayload&& payload, int64_t now_ms);
 
+// Where Encode put the response record (it comes first), and what its
+// CDXJ line says (warc/cdxj.h); the sink adds the offset and file name.
+struct WarcResponseEntry {
+  uint64_t bytes = 0;  // the response record's gzip member
+  CdxjRecordFields cdxj;
+  uint32_t depth = 0;  // the page's, for the sidecar index (warc_index.h)
+  std::string title;
+};
+
 class WarcPageEncoder {
  public:
   // `gzip_level` as for GzipMemberCompressor.
@@ -87,10 +102,11 @@ class WarcPageEncoder {
   WarcPageEncoder(const WarcPageEncoder&) = delete;
   WarcPageEncoder& operator=(const WarcPageEncoder&) = delete;
 
-  // Appends the page's records to `out`, each its own gzip member. Fails
-  // only when the random source, SHA-1 or the compressor does; `out` may
-  // then hold part of a record.
-  Status Encode(const WarcPageParts& parts, std::string& out);
+  // Appends the page's records to `out`, each its own gzip member, and
+  // describes the response record in `*response` when given. Fails only
+  // when the random source, SHA-1 or the compressor does; `out` may then
+  // hold part of a record.
+  Status Encode(const WarcPageParts& parts, std::string& out, WarcResponseEntry* response = nullptr);
 
  private:
   // Adds WARC-Block-Digest to `record` and appends it as one member, its

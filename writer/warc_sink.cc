@@ -9,13 +9,18 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <system_error>
 #include <thread>
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "common/encoding.h"
 #include "common/process_identity.h"
+#include "warc/cdxj.h"
 #include "writer/file_io.h"
+#include "writer/warc_file_cdxj.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -102,6 +107,17 @@ Status WarcSink::Open() {
   }
   if (ec) return ErrnoStatus("list folder", options_.out_dir, ec.value());
   if (Status s = index_.Open(); !s.ok()) return s;
+  // Files an earlier run finished without writing their CDXJ (it stopped
+  // in between) get it now, from the durable index lines.
+  CdxjFileCounts recovered;
+  if (Status s = WriteWarcFileCdxj(options_.out_dir, index_.path(), 0, nullptr, &recovered); !s.ok()) {
+    spdlog::warn("cannot write the CDXJ index of earlier WARC files: {}; `./run index` retries", s.message());
+  } else if (recovered.files_written > 0) {
+    spdlog::info("wrote the CDXJ index of {} WARC file(s) an earlier run left without one", recovered.files_written);
+  }
+  std::error_code size_error;
+  const uintmax_t index_size = fs::file_size(index_.path(), size_error);
+  index_durable_floor_ = size_error ? 0 : static_cast<uint64_t>(index_size);
   next_serial_ = next;
   buffer_.reserve(kWarcWriteChunkBytes + (kWarcWriteChunkBytes >> 2));
   pool_ = std::make_unique<WarcEncodePool>(threads_, gzip_level_);
@@ -157,7 +173,9 @@ Status WarcSink::AppendPage(EncodedWarcPage& page) {
   if (fd_ < 0) {
     if (Status s = StartFile(); !s.ok()) return s;
   }
-  index_.Add(page.key, file_name_, file_bytes_, page.bytes.size());
+  index_.Add(page.key, file_name_, file_bytes_, page.bytes.size(),
+             CdxjLine(page.response.cdxj, page.response.bytes, file_bytes_, file_name_), page.response.depth,
+             page.response.title);
   buffer_ += page.bytes;
   file_bytes_ += page.bytes.size();
   ++pages_in_file_;
@@ -199,14 +217,21 @@ Status WarcSink::BeginFlush() {
   sync_bytes_ = file_bytes_;
   const bool sync_dir = std::exchange(dir_sync_needed_, false);
   sync_dir_pending_ = sync_dir;
-  auto sync = [this, fd = fd_, path = path_, sync_dir] {
+  // Files finished since the last flush get their CDXJ once their last
+  // index lines, sealed just now, are durable.
+  sync_finished_files_ = std::exchange(finished_files_, {});
+  auto sync = [this, fd = fd_, path = path_, sync_dir, finished = sync_finished_files_] {
     if (fd >= 0 && ::fsync(fd) != 0) return ErrnoStatus("fsync", path, errno);
     if (sync_dir) {
       if (Status s = FsyncDir(options_.out_dir); !s.ok()) return s;
     }
     bool index_created = false;
     if (Status s = index_.FlushSealed(&index_created); !s.ok()) return s;
-    return index_created ? FsyncDir(options_.out_dir) : Status::Ok();
+    if (index_created) {
+      if (Status s = FsyncDir(options_.out_dir); !s.ok()) return s;
+    }
+    WriteCdxjOf(finished);
+    return Status::Ok();
   };
   try {
     sync_ = std::async(std::launch::async, sync);
@@ -232,6 +257,8 @@ void WarcSink::CompleteSync() {
   if (!sync_.valid()) return;
   Status s = sync_.get();  // leaves sync_ invalid: nothing in flight
   if (s.ok()) {
+    index_durable_floor_ = index_.durable_size();
+    sync_finished_files_.clear();
     // Rotation and FailWindow wait for the flush, so the current file is
     // still the one it synced, unless it synced none.
     if (sync_file_ != 0 && sync_file_ == files_started_ && fd_ >= 0) synced_bytes_ = sync_bytes_;
@@ -241,6 +268,9 @@ void WarcSink::CompleteSync() {
   // bytes follow in the same file, which is cut back to its last durable
   // size. Neither is acknowledged; both come again.
   if (sync_dir_pending_) dir_sync_needed_ = true;
+  // Their CDXJ waits for the next flush that makes the index durable.
+  finished_files_.insert(finished_files_.begin(), sync_finished_files_.begin(), sync_finished_files_.end());
+  sync_finished_files_.clear();
   sync_error_ = s;
   FailWindow(std::move(s));
 }
@@ -253,6 +283,8 @@ Status WarcSink::Close() {
   if (s.ok() && fd_ >= 0) s = FinishFile();
   if (!s.ok()) AbandonFile();
   if (s.ok()) s = SyncDirIfNeeded();
+  // Every line is durable now (or, after a failure, as durable as it gets).
+  if (s.ok()) WriteCdxjOf(std::exchange(finished_files_, {}));
   index_.DropPending();
   index_.Close();
   pool_.reset();
@@ -283,6 +315,7 @@ Status WarcSink::StartFile() {
   }
   fd_ = fd;
   ++files_started_;
+  file_index_from_ = index_durable_floor_;
   path_ = std::move(path);
   file_name_ = name;
   file_bytes_ = 0;
@@ -328,6 +361,7 @@ Status WarcSink::FinishFile() {
   synced_bytes_ = file_bytes_;
   // The data is durable already, so a failing close cannot lose any.
   ::close(std::exchange(fd_, -1));
+  finished_files_.push_back({file_name_, file_index_from_});
   path_.clear();
   file_name_.clear();
   return Status::Ok();
@@ -346,13 +380,30 @@ void WarcSink::AbandonFile() {
   if (synced_bytes_ == 0) {
     // Nothing in it was ever acknowledged: remove it.
     ::unlink(path_.c_str());
-  } else if (::ftruncate(fd_, static_cast<off_t>(synced_bytes_)) == 0) {
-    ::fsync(fd_);
+  } else {
+    if (::ftruncate(fd_, static_cast<off_t>(synced_bytes_)) == 0) ::fsync(fd_);
+    finished_files_.push_back({file_name_, file_index_from_});  // never written to again
   }
   ::close(fd_);
   fd_ = -1;
   path_.clear();
   file_name_.clear();
+}
+
+void WarcSink::WriteCdxjOf(const std::vector<FinishedFile>& files) const {
+  if (files.empty()) return;
+  std::set<std::string> names;
+  uint64_t from = UINT64_MAX;
+  for (const FinishedFile& file : files) {
+    names.insert(file.name);
+    from = std::min(from, file.index_from);
+  }
+  // The pages are durable and acknowledged either way: a CDXJ that cannot
+  // be written now is written by the next writer's Open or `./run index`.
+  if (Status s = WriteWarcFileCdxj(options_.out_dir, index_.path(), from, &names, nullptr); !s.ok()) {
+    spdlog::warn("cannot write the CDXJ index of {} WARC file(s): {}; the next writer start or `./run index` "
+                 "writes it", names.size(), s.message());
+  }
 }
 
 Status WarcSink::SyncDirIfNeeded() {

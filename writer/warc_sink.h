@@ -76,6 +76,15 @@
 // appear twice: the Sink contract allows that, and readers take the later
 // copy or either.
 //
+// CDXJ: each index line carries the CDXJ line of its page's response
+// record (warc/cdxj.h; its fields come out of the encoding, its offset and
+// file from AppendPage). A file written to for the last time (rotation,
+// Close, or kept after a failed write) is queued; the flush that makes its
+// last index lines durable then writes its sorted CDXJ on the flush thread
+// (warc_file_cdxj.h), and Close writes the last file's. A CDXJ that cannot
+// be written is logged, never a failed flush: the pages are durable, and
+// Open writes every missing CDXJ from the index at the next start.
+//
 // Restarts: ForEachStoredKey lists the dedup keys in the sidecar index, so
 // a writer run with only the WARC sink knows what it stored before. WARC
 // files written before the index existed are not listed.
@@ -92,6 +101,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
@@ -179,6 +189,15 @@ class WarcSink : public Sink, public PipelinedFlush {
   // size (removing it when nothing in it was durable) and closes it.
   void AbandonFile();
   Status SyncDirIfNeeded();
+  // A WARC file written to for the last time, and the index byte its
+  // lines start at or after.
+  struct FinishedFile {
+    std::string name;
+    uint64_t index_from = 0;
+  };
+  // Writes the files' CDXJ (warc_file_cdxj.h) from their durable index
+  // lines; a failure is logged, not returned (see there).
+  void WriteCdxjOf(const std::vector<FinishedFile>& files) const;
 
   SinkOptions options_;
   int gzip_level_;
@@ -196,6 +215,10 @@ class WarcSink : public Sink, public PipelinedFlush {
   uint64_t file_bytes_ = 0;      // current file: written + buffered
   uint64_t synced_bytes_ = 0;    // current file: durable prefix
   uint64_t pages_in_file_ = 0;
+  uint64_t index_durable_floor_ = 0;  // the index's durable size at the last completed flush
+  uint64_t file_index_from_ = 0;      // current file: its index lines start at or after this
+  std::vector<FinishedFile> finished_files_;       // awaiting their CDXJ
+  std::vector<FinishedFile> sync_finished_files_;  // the flush in flight writes their CDXJ
   bool dir_sync_needed_ = false;  // a file was created since the last folder fsync
   std::string buffer_;           // compressed records not yet written
   // The flush in flight (valid between BeginFlush and CompleteSync): the

@@ -196,14 +196,39 @@ TEST_F(HtmlLinkScannerTest, WhereGumboDepartsFromTheStandardMyHtmlAnswers) {
 // what it had read, so a page cut off in an <a> would yield a cut-off link.
 // The scanner answers these itself, as the standard says.
 TEST_F(HtmlLinkScannerTest, ATagTheInputEndsInIsDroppedAsTheStandardSays) {
-  for (const std::string html : {"<a href", "<a href=\">\"", "<p>x</p><a href=/cut"}) {
+  // The last two: '<' inside the tag the input ends in opens nothing, and
+  // a kept tag's href is decoded (found by ./run fuzz html_trees).
+  for (const std::string html : {"<a href", "<a href=\">\"", "<p>x</p><a href=/cut", "</> <a href=/cut x<y<",
+                                  "<a href=\"=2&amp;y=2\" rel\n"}) {
     ParsedHtml scanned;
     EXPECT_EQ(Scan(html, &scanned), nullptr) << html;
     EXPECT_EQ(scan_->Parse(html).links, Gumbo(html).links) << html;
     EXPECT_NE(myhtml_->Parse(html).links, Gumbo(html).links) << html << ": MyHTML agrees now (docs/FUZZING.md)";
   }
+  // In a table MyHTML also foster-parents the tag it kept, so its extra
+  // link comes first (found by ./run fuzz html_trees, minimised).
+  const std::string in_table = "<table><td><a href=1></a></td><a href=cut";
+  ParsedHtml scanned;
+  EXPECT_EQ(Scan(in_table, &scanned), nullptr);
+  EXPECT_EQ(Hrefs(scan_->Parse(in_table)), std::vector<std::string>{"1"});
+  EXPECT_EQ(scan_->Parse(in_table).links, Gumbo(in_table).links);
+  EXPECT_EQ(Hrefs(myhtml_->Parse(in_table)), (std::vector<std::string>{"cut", "1"}))
+      << "MyHTML agrees now (docs/FUZZING.md)";
   // Inside a quoted value too (MyHTML drops this one).
   EXPECT_EQ(Hrefs(scan_->Parse("<a href=1>x</a><a href='/cut>")), std::vector<std::string>{"1"});
+}
+
+// Found by ./run fuzz html_trees: "<svg /e>" is not self-closing (the
+// solidus is not just before '>'), so the <a> is SVG's, not an HTML link;
+// MyHTML closes the svg and reports the link. The default scan parser
+// answers as the standard (and gumbo) does.
+TEST_F(HtmlLinkScannerTest, ASolidusBeforeAnAttributeLeavesSvgOpen) {
+  const std::string html = "<svg /e><a href=x>y</a>";
+  ParsedHtml scanned;
+  EXPECT_EQ(Scan(html, &scanned), nullptr);
+  EXPECT_EQ(scan_->Parse(html).links, Gumbo(html).links);
+  EXPECT_TRUE(Gumbo(html).links.empty());
+  EXPECT_NE(myhtml_->Parse(html).links, Gumbo(html).links) << "MyHTML agrees now (docs/FUZZING.md)";
 }
 
 TEST_F(HtmlLinkScannerTest, TokenizerCornersAgree) {

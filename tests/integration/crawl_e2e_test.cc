@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "tests/support/crawl_output.h"
@@ -161,6 +164,117 @@ TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithBlocksCompressedByTheFetchers) {
   EXPECT_EQ(WriterDoneField(log, "fetcher_warc_blocks"), expected) << log;
   // WARC alone reads no bodies beyond the blocks: they stayed behind.
   EXPECT_EQ(WriterDoneField(log, "bodies_omitted"), expected) << log;
+}
+
+// Lines of a text file, sorted.
+std::vector<std::string> SortedLines(const std::string& path) {
+  std::vector<std::string> lines;
+  std::istringstream in(ReadFile(path));
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// The CDXJ beside every WARC file (writer/warc_file_cdxj.h) and the merged
+// index of `./run index` agree line for line with what warcio's own indexer
+// (the warcio npm package's cdx-index, which ./run test installs into
+// build/node) makes of the same WARC files.
+TEST_F(SiteFixture, WarcCrawlsCdxjAgreesWithWarciosIndexerLineForLine) {
+  const std::string warcio = BinDir() + "/../node/node_modules/warcio/dist/cli.js";
+  if (!std::filesystem::exists(warcio)) {
+    GTEST_SKIP() << "warcio is not installed at " << warcio << " (./run test installs it: tools/node_tools.sh)";
+  }
+  CrawlInFormat("warc");
+  const std::string out = dir_ + "/out";
+  std::string warcs;
+  size_t files = 0;
+  std::vector<std::string> per_file;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".warc.gz")) continue;
+    ++files;
+    warcs += " '" + name + "'";
+    const std::string cdxj = out + "/" + name.substr(0, name.size() - 8) + ".cdxj";
+    ASSERT_TRUE(std::filesystem::exists(cdxj)) << "no CDXJ beside " << name;
+    const std::string text = ReadFile(cdxj);
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    EXPECT_TRUE(std::is_sorted(lines.begin(), lines.end())) << cdxj;
+    per_file.insert(per_file.end(), lines.begin(), lines.end());
+  }
+  ASSERT_GT(files, 0u);
+
+  TestProcess index;
+  index.Start({SourceDir() + "/run", "index", out, dir_ + "/crawl.cdxj"}, dir_ + "/index.log",
+              {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  ASSERT_EQ(index.Wait(60000), std::optional<int>(0)) << ReadFile(dir_ + "/index.log");
+  const std::vector<std::string> ours = SortedLines(dir_ + "/crawl.cdxj");
+  std::sort(per_file.begin(), per_file.end());
+  EXPECT_EQ(ours, per_file) << "the merged index is the per-file ones together";
+  EXPECT_EQ(ours.size(), site_->ExpectedOk().size() + site_->ExpectedNotFound().size());
+
+  TestProcess reference;
+  reference.Start({"/bin/sh", "-c", "cd '" + out + "' && node '" + warcio + "' cdx-index" + warcs + " > '" + dir_ +
+                                        "/warcio.cdxj'"},
+                  dir_ + "/warcio.log");
+  ASSERT_EQ(reference.Wait(120000), std::optional<int>(0)) << ReadFile(dir_ + "/warcio.log");
+  const std::vector<std::string> theirs = SortedLines(dir_ + "/warcio.cdxj");
+  ASSERT_EQ(ours.size(), theirs.size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    ASSERT_EQ(ours[i], theirs[i]) << "line " << i << " of the sorted indexes";
+  }
+}
+
+// `--format wacz` leaves OUT/crawl.wacz, and `./run pack` makes one of any
+// WARC crawl, that an independent reader (tests/writer/wacz_check.py:
+// layout, stored WARCs, every sha256, the digest of the manifest, page
+// lists, and every index line pointing at its record) accepts; the same
+// reader refuses a copy with one file changed.
+TEST_F(SiteFixture, WaczCrawlIsPackedIntoAWaczAnIndependentReaderAccepts) {
+  const std::string log = CrawlInFormat("wacz");
+  EXPECT_NE(log.find("crawl: packed " + dir_ + "/out/crawl.wacz"), std::string::npos) << log;
+  const std::string out = dir_ + "/out";
+  const std::string wacz = dir_ + "/again.wacz";
+  TestProcess pack;
+  pack.Start({SourceDir() + "/run", "pack", out, wacz}, dir_ + "/pack.log",
+             {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  ASSERT_EQ(pack.Wait(60000), std::optional<int>(0)) << ReadFile(dir_ + "/pack.log");
+
+  int checks = 0;
+  std::string check_log;
+  auto check = [&](const std::string& file) {
+    check_log = dir_ + "/wacz_check-" + std::to_string(++checks) + ".log";
+    TestProcess reader;
+    reader.Start({"/usr/bin/env", "python3", SourceDir() + "/tests/writer/wacz_check.py", file}, check_log);
+    const auto code = reader.Wait(60000);
+    return std::make_pair(code, nlohmann::json::parse(ReadFile(check_log), nullptr, false));
+  };
+  const size_t stored = site_->ExpectedOk().size() + site_->ExpectedNotFound().size();
+  for (const std::string& file : {out + "/crawl.wacz", wacz}) {
+    const auto [code, summary] = check(file);
+    ASSERT_EQ(code, std::optional<int>(0)) << file << ": " << ReadFile(check_log);
+    EXPECT_EQ(summary["index_lines"], stored);
+    EXPECT_EQ(summary["pages"]["pages/pages.jsonl"], 1) << "the seed";
+    EXPECT_EQ(summary["pages"]["pages/extraPages.jsonl"], site_->ExpectedOk().size() - 1) << summary.dump();
+  }
+
+  // One page list changed after packing: its sha256 no longer matches.
+  TestProcess tamper;
+  tamper.Start({"/usr/bin/env", "python3", "-c",
+                "import sys, zipfile\n"
+                "src = zipfile.ZipFile(sys.argv[1]); dst = zipfile.ZipFile(sys.argv[2], 'w')\n"
+                "for i in src.infolist():\n"
+                "    data = src.read(i.filename)\n"
+                "    if i.filename == 'pages/pages.jsonl': data += b'{\"url\":\"http://x/\",\"ts\":\"2026-01-01T00:00:00Z\"}\\n'\n"
+                "    dst.writestr(i, data)\n"
+                "dst.close()\n",
+                wacz, dir_ + "/tampered.wacz"},
+               dir_ + "/tamper.log");
+  ASSERT_EQ(tamper.Wait(60000), std::optional<int>(0)) << ReadFile(dir_ + "/tamper.log");
+  const auto [tampered_code, tampered] = check(dir_ + "/tampered.wacz");
+  EXPECT_EQ(tampered_code, std::optional<int>(1)) << tampered.dump();
+  EXPECT_NE(tampered.dump().find("sha256 of pages/pages.jsonl does not match"), std::string::npos) << tampered.dump();
 }
 
 TEST_F(SiteFixture, JsonlCrawlStoresEveryPageWhileTheBodiesStayWithTheFetchers) {
