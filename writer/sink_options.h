@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace zcrawl::writer {
 
@@ -36,6 +37,14 @@ struct SinkOptions {
   bool fetcher_compression = true;
   // Include the body (base64) in JSON lines; off keeps the file small.
   bool jsonl_body = false;
+  // A response whose payload this crawl (or a --dedup-index) already
+  // stored becomes a WARC revisit record (payload_digest_index.h).
+  bool warc_dedup = true;
+  // CDXJ indexes of earlier crawls whose payloads count as stored.
+  std::vector<std::string> dedup_indexes;
+  // Memory of the payload digest index, whatever the crawl's size: 64 MB
+  // holds the filter and index blocks of ~5x10^7 digests in its cache.
+  uint32_t dedup_memory_mb = 64;
 };
 
 }  // namespace zcrawl::writer

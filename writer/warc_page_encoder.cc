@@ -52,6 +52,19 @@ WarcPageParts WarcPagePartsOf(const v1::Page& page, PagePayload&& payload, int64
   return parts;
 }
 
+void MakeRevisit(const v1::Page& page, std::string refers_to_uri, std::string refers_to_date,
+                 std::string refers_to, WarcPageParts& parts) {
+  const size_t body_length = page.body().empty() ? page.body_length() : page.body().size();
+  parts.revisit = true;
+  parts.refers_to_uri = std::move(refers_to_uri);
+  parts.refers_to_date = std::move(refers_to_date);
+  parts.refers_to = std::move(refers_to);
+  parts.response_compressed = FetcherWarcBlock();
+  parts.body.clear();
+  parts.body.shrink_to_fit();
+  parts.response_head = WarcHttpResponseHead(page, body_length);
+}
+
 WarcPageEncoder::WarcPageEncoder(int gzip_level) : gzip_(gzip_level) {}
 
 Status WarcPageEncoder::AppendRecord(WarcRecord& record, std::string_view first, std::string_view second,
@@ -74,7 +87,8 @@ Status WarcPageEncoder::AppendRecord(WarcRecord& record, std::string_view first,
 }
 
 Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out, WarcResponseEntry* entry) {
-  Result<std::string> response_id = NewWarcRecordId();
+  Result<std::string> response_id =
+      parts.response_record_id.empty() ? NewWarcRecordId() : Result<std::string>(parts.response_record_id);
   if (!response_id.ok()) return response_id.status();
   Result<std::string> request_id = NewWarcRecordId();
   if (!request_id.ok()) return request_id.status();
@@ -94,18 +108,25 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out, War
     payload_digest = sha1_.Finish();
     if (!payload_digest.ok()) return payload_digest.status();
   }
-  WarcRecord response{"response", *response_id, parts.date, {}, {}};
+  WarcRecord response{parts.revisit ? "revisit" : "response", *response_id, parts.date, {}, {}};
   response.AddField("WARC-Target-URI", parts.target_uri);
   if (!parts.ip_address.empty()) response.AddField("WARC-IP-Address", parts.ip_address);
   response.AddField("WARC-Concurrent-To", *request_id);
   response.AddField("Content-Type", "application/http;msgtype=response");
+  if (parts.revisit) {
+    response.AddField("WARC-Profile", std::string(kIdenticalPayloadDigestProfile));
+    response.AddField("WARC-Refers-To-Target-URI", parts.refers_to_uri);
+    response.AddField("WARC-Refers-To-Date", parts.refers_to_date);
+    if (!parts.refers_to.empty()) response.AddField("WARC-Refers-To", parts.refers_to);
+  }
   response.AddField("WARC-Payload-Digest", *payload_digest);
-  if (parts.body_truncated) response.AddField("WARC-Truncated", "length");
+  if (parts.body_truncated && !parts.revisit) response.AddField("WARC-Truncated", "length");
   if (entry != nullptr) {
     entry->cdxj.url = parts.target_uri;
     entry->cdxj.warc_date = parts.date;
-    entry->cdxj.has_mime = parts.has_content_type && !parts.content_type.empty();
-    entry->cdxj.mime = CdxjMime(parts.content_type);
+    // warcio gives a revisit's line the mime "warc/revisit".
+    entry->cdxj.has_mime = parts.revisit || (parts.has_content_type && !parts.content_type.empty());
+    entry->cdxj.mime = parts.revisit ? "warc/revisit" : CdxjMime(parts.content_type);
     entry->cdxj.status = parts.http_status;
     entry->cdxj.digest = payload_digest->substr(payload_digest->find(':') + 1);
     entry->depth = parts.depth;

@@ -68,6 +68,13 @@ struct WarcPageParts {
   std::string body;           // decoded payload
   std::string request_block;  // the request as sent, or synthesised
   std::string metadata_block; // "outlink: URL" lines; empty (and none compressed): no metadata record
+  std::string response_record_id;  // made beforehand when a revisit may name it; empty: Encode makes one
+  // A revisit (identical-payload-digest profile): the response record is
+  // only the HTTP head, and names the record stored first with the payload.
+  bool revisit = false;
+  std::string refers_to_uri;
+  std::string refers_to_date;
+  std::string refers_to;  // its WARC-Record-ID; empty when not known
   FetcherWarcBlock response_compressed;  // used only with the fetcher's payload digest
   FetcherWarcBlock request_compressed;
   FetcherWarcBlock metadata_compressed;
@@ -85,6 +92,16 @@ struct WarcPageParts {
 // blocks' bytes, moved into the parts) what its records need. `now_ms`
 // (wall clock) dates a page that carries no fetch time.
 WarcPageParts WarcPagePartsOf(const v1::Page& page, PagePayload&& payload, int64_t now_ms);
+
+// The WARC 1.1 profile of a revisit whose payload equals an earlier one's.
+inline constexpr std::string_view kIdenticalPayloadDigestProfile =
+    "http://netpreserve.org/warc/1.1/revisits/identical-payload-digest";
+
+// Makes `parts` (of `page`) a revisit of the record stored first with the
+// same payload: the body and any compressed response block are dropped, the
+// head is kept (it describes the body the original holds).
+void MakeRevisit(const v1::Page& page, std::string refers_to_uri, std::string refers_to_date,
+                 std::string refers_to, WarcPageParts& parts);
 
 // Where Encode put the response record (it comes first), and what its
 // CDXJ line says (warc/cdxj.h); the sink adds the offset and file name.

@@ -18,6 +18,7 @@
 
 #include "common/encoding.h"
 #include "common/process_identity.h"
+#include "common/sha1.h"
 #include "warc/cdxj.h"
 #include "writer/file_io.h"
 #include "writer/warc_file_cdxj.h"
@@ -115,6 +116,21 @@ Status WarcSink::Open() {
   } else if (recovered.files_written > 0) {
     spdlog::info("wrote the CDXJ index of {} WARC file(s) an earlier run left without one", recovered.files_written);
   }
+  if (options_.warc_dedup) {
+    auto digests = PayloadDigestIndex::Open(
+        (fs::path(options_.out_dir) / (options_.warc_prefix + std::string(kDigestIndexSuffix))).string(),
+        uint64_t{options_.dedup_memory_mb} << 20);
+    if (!digests.ok()) return digests.status();
+    digests_ = std::move(*digests);
+    for (const std::string& earlier : options_.dedup_indexes) {
+      uint64_t loaded = 0;
+      uint64_t skipped = 0;
+      if (Status s = digests_->LoadCdxj(earlier, &loaded, &skipped); !s.ok()) return s;
+      if (loaded > 0 || skipped > 0) {
+        spdlog::info("--dedup-index {}: {} payloads known, {} lines skipped", earlier, loaded, skipped);
+      }
+    }
+  }
   std::error_code size_error;
   const uintmax_t index_size = fs::file_size(index_.path(), size_error);
   index_durable_floor_ = size_error ? 0 : static_cast<uint64_t>(index_size);
@@ -138,10 +154,36 @@ SinkNeeds WarcSink::needs() const {
 Status WarcSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (!open_) return InternalError("WarcSink::Write called while not open");
   if (!window_error_.ok()) return window_error_;
-  pool_->Submit(WarcPagePartsOf(page, std::move(payload), clock_->WallMs()),
-                page.dedup_key().empty() ? page.url() : page.dedup_key());
+  WarcPageParts parts = WarcPagePartsOf(page, std::move(payload), clock_->WallMs());
+  if (Status s = Deduplicate(page, parts); !s.ok()) {
+    FailWindow(s);
+    return window_error_;
+  }
+  pool_->Submit(std::move(parts), page.dedup_key().empty() ? page.url() : page.dedup_key());
   Drain(/*wait_for_all=*/false);
   return window_error_;
+}
+
+Status WarcSink::Deduplicate(const v1::Page& page, WarcPageParts& parts) {
+  const uint64_t body_length = page.body().empty() ? page.body_length() : page.body().size();
+  // Only a payload whose digest the fetcher sent (ours always do for a
+  // WARC sink) and that is not empty: an empty body saves nothing.
+  if (!digests_ || page.body_sha1().size() != kSha1Bytes || body_length == 0) return Status::Ok();
+  const std::string digest = Base32Encode(page.body_sha1());
+  Result<std::optional<StoredPayload>> original = digests_->Find(digest);
+  if (!original.ok()) return original.status();
+  if (*original) {
+    MakeRevisit(page, std::move((*original)->target_uri), std::move((*original)->warc_date),
+                std::move((*original)->record_id), parts);
+    ++window_revisits_;
+    window_bytes_saved_ += body_length;
+    return Status::Ok();
+  }
+  Result<std::string> id = NewWarcRecordId();
+  if (!id.ok()) return id.status();
+  parts.response_record_id = *id;
+  digests_->AddPending(digest, {parts.target_uri, parts.date, std::move(*id)});
+  return Status::Ok();
 }
 
 void WarcSink::Drain(bool wait_for_all) {
@@ -189,6 +231,9 @@ void WarcSink::FailWindow(Status error) {
   if (window_error_.ok()) window_error_ = std::move(error);
   AbandonFile();
   index_.DropPending();
+  if (digests_) digests_->DropPending();
+  window_revisits_ = 0;
+  window_bytes_saved_ = 0;
 }
 
 Status WarcSink::Flush() {
@@ -213,6 +258,9 @@ Status WarcSink::BeginFlush() {
   // bytes, then the folder entry of a new file, then the index lines that
   // point at them, then the index's own folder entry.
   index_.Seal();
+  if (digests_) digests_->Seal();
+  sync_revisits_ = std::exchange(window_revisits_, 0);
+  sync_bytes_saved_ = std::exchange(window_bytes_saved_, 0);
   sync_file_ = fd_ >= 0 ? files_started_ : 0;
   sync_bytes_ = file_bytes_;
   const bool sync_dir = std::exchange(dir_sync_needed_, false);
@@ -259,6 +307,13 @@ void WarcSink::CompleteSync() {
   if (s.ok()) {
     index_durable_floor_ = index_.durable_size();
     sync_finished_files_.clear();
+    revisits_ += std::exchange(sync_revisits_, 0);
+    bytes_saved_ += std::exchange(sync_bytes_saved_, 0);
+    if (digests_) {
+      if (Status committed = digests_->CommitSealed(); !committed.ok()) {
+        spdlog::warn("{}; later copies of those payloads are stored whole", committed.message());
+      }
+    }
     // Rotation and FailWindow wait for the flush, so the current file is
     // still the one it synced, unless it synced none.
     if (sync_file_ != 0 && sync_file_ == files_started_ && fd_ >= 0) synced_bytes_ = sync_bytes_;
@@ -268,6 +323,9 @@ void WarcSink::CompleteSync() {
   // bytes follow in the same file, which is cut back to its last durable
   // size. Neither is acknowledged; both come again.
   if (sync_dir_pending_) dir_sync_needed_ = true;
+  if (digests_) digests_->DropSealed();
+  sync_revisits_ = 0;
+  sync_bytes_saved_ = 0;
   // Their CDXJ waits for the next flush that makes the index durable.
   finished_files_.insert(finished_files_.begin(), sync_finished_files_.begin(), sync_finished_files_.end());
   sync_finished_files_.clear();
@@ -288,6 +346,11 @@ Status WarcSink::Close() {
   index_.DropPending();
   index_.Close();
   pool_.reset();
+  if (revisits_ > 0) {
+    spdlog::info("warc: {} revisit records for payloads stored before, {} payload bytes not stored again",
+                 revisits_, bytes_saved_);
+  }
+  digests_.reset();
   open_ = false;
   return s;
 }

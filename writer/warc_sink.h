@@ -76,6 +76,17 @@
 // appear twice: the Sink contract allows that, and readers take the later
 // copy or either.
 //
+// Revisits (options.warc_dedup, on by default): a page whose payload (its
+// fetcher's SHA-1 of the body, non-empty) was stored before in this crawl,
+// or is in a --dedup-index of earlier ones, is written as a `revisit` record
+// (WARC-Profile identical-payload-digest, WARC-Refers-To-Target-URI,
+// WARC-Refers-To-Date, and WARC-Refers-To when the first record's id is
+// known) holding the HTTP head only, followed by its request and metadata
+// records as usual. The decision is made in Append, in page order, against
+// the PayloadDigestIndex (payload_digest_index.h), whose entries follow the
+// windows' outcome as the index lines do. Close logs the revisits made
+// durable and the payload bytes they saved.
+//
 // CDXJ: each index line carries the CDXJ line of its page's response
 // record (warc/cdxj.h; its fields come out of the encoding, its offset and
 // file from AppendPage). A file written to for the last time (rotation,
@@ -109,11 +120,15 @@
 #include "warc/gzip_member.h"
 #include "writer/sink_options.h"
 #include "writer/warc_encode_pool.h"
+#include "writer/payload_digest_index.h"
 #include "writer/warc_index.h"
 #include "warc/warc_record.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::writer {
+
+// The payload digest index's folder: out_dir/PREFIX-digests.
+inline constexpr std::string_view kDigestIndexSuffix = "-digests";
 
 // gzip level of every record's member (the fastest, igzip's); see above.
 inline constexpr int kDefaultWarcGzipLevel = 1;
@@ -163,6 +178,10 @@ class WarcSink : public Sink, public PipelinedFlush {
   const std::string& current_path() const { return path_; }
   // Path of the sidecar index.
   const std::string& index_path() const { return index_.path(); }
+  // Revisit records made durable since Open, and the payload bytes they
+  // did not store again.
+  uint64_t revisits() const { return revisits_; }
+  uint64_t bytes_saved() const { return bytes_saved_; }
 
  private:
   // Fails when an earlier page of this Flush window failed (see above); the
@@ -172,6 +191,9 @@ class WarcSink : public Sink, public PipelinedFlush {
   // `wait_for_all` until the pool is empty, else until it is within its
   // bounds.
   void Drain(bool wait_for_all);
+  // With dedup: makes `parts` a revisit when its payload was stored before,
+  // else records it as the first (payload_digest_index.h).
+  Status Deduplicate(const v1::Page& page, WarcPageParts& parts);
   // Appends one encoded page to the current file, rotating first if needed.
   Status AppendPage(EncodedWarcPage& page);
   // Records the first error of this Flush window and cuts the file back.
@@ -219,6 +241,15 @@ class WarcSink : public Sink, public PipelinedFlush {
   uint64_t file_index_from_ = 0;      // current file: its index lines start at or after this
   std::vector<FinishedFile> finished_files_;       // awaiting their CDXJ
   std::vector<FinishedFile> sync_finished_files_;  // the flush in flight writes their CDXJ
+  std::unique_ptr<PayloadDigestIndex> digests_;  // while open, with dedup
+  // Revisits and payload bytes they saved: this window's, the flush in
+  // flight's, and the durable ones (what Close reports).
+  uint64_t window_revisits_ = 0;
+  uint64_t window_bytes_saved_ = 0;
+  uint64_t sync_revisits_ = 0;
+  uint64_t sync_bytes_saved_ = 0;
+  uint64_t revisits_ = 0;
+  uint64_t bytes_saved_ = 0;
   bool dir_sync_needed_ = false;  // a file was created since the last folder fsync
   std::string buffer_;           // compressed records not yet written
   // The flush in flight (valid between BeginFlush and CompleteSync): the

@@ -25,6 +25,12 @@ void DeclareWriterSettings(SettingsDeclarer& d, WriterOptions& o) {
   d.Flag("!--no-fetcher-compression", o.sink.fetcher_compression,
                "Compress WARC records here instead of asking the fetchers to compress their blocks");
   d.Flag("--jsonl-body", o.sink.jsonl_body, "Include bodies (base64) in JSON lines");
+  d.Flag("!--no-warc-dedup", o.sink.warc_dedup,
+         "Store a payload seen before in full instead of as a WARC revisit record");
+  d.Option("--dedup-index", o.sink.dedup_indexes,
+           "CDXJ index of an earlier crawl (./run index): its payloads become revisits here (repeatable)");
+  d.Option("--dedup-memory-mb", o.sink.dedup_memory_mb, "Memory of the WARC payload digest index")
+      ->capture_default_str()->check(CLI::Range(8u, 65536u));
   d.Option("--metrics-port", o.metrics_port, "Serve Prometheus metrics here (0: off)")
       ->capture_default_str();
   d.Option("--metrics-bind", o.metrics_bind, "Address for the metrics endpoint")

@@ -9,7 +9,10 @@ the mandatory fields, Content-Length, WARC-Block-Digest and (for responses)
 WARC-Payload-Digest, the HTTP message inside request/response records, that
 request and response name each other in WARC-Concurrent-To, that metadata
 records refer to a response of the same file, and that every file starts
-with its one warcinfo record. Prints a JSON summary on stdout; exits 0 when
+with its one warcinfo record. A revisit record (identical-payload-digest
+profile) must hold an HTTP head and nothing else, name the first record's
+target URI and date, and, when it names that record's id, a response of the
+files checked with that URI, date and payload digest. Prints a JSON summary on stdout; exits 0 when
 no error was found, 1 otherwise.
 """
 
@@ -26,6 +29,7 @@ RECORD_ID_RE = re.compile(
     r"^<urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}>$")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
 MAX_ERRORS = 50
+IDENTICAL_PAYLOAD_PROFILE = "http://netpreserve.org/warc/1.1/revisits/identical-payload-digest"
 
 
 def sha1_b32(data):
@@ -171,6 +175,7 @@ def check_file(path, state):
                 error("%s: bad status line %r" % (where, status_line))
                 continue
             responses[rid] = h.get("warc-concurrent-to")
+            state["originals"][rid] = (h.get("warc-target-uri"), h["warc-date"], h.get("warc-payload-digest"))
             state["responses"].append({
                 "uri": h.get("warc-target-uri"), "status": int(parts[1]),
                 "status_line": status_line, "payload_len": len(body),
@@ -179,6 +184,32 @@ def check_file(path, state):
                 "headers": [[n, v] for n, v in http_headers],
                 "body_sha1": hashlib.sha1(body).hexdigest(),
                 "file": os.path.basename(path)})
+        elif rtype == "revisit":
+            if h.get("content-type") != "application/http;msgtype=response":
+                error("%s: revisit Content-Type %s" % (where, h.get("content-type")))
+            if h.get("warc-profile") != IDENTICAL_PAYLOAD_PROFILE:
+                error("%s: revisit profile %s" % (where, h.get("warc-profile")))
+            try:
+                status_line, http_headers, body = parse_http(block)
+            except ValueError as e:
+                error("%s: %s" % (where, e))
+                continue
+            if body:
+                error("%s: revisit holds %d payload bytes" % (where, len(body)))
+            for field in ("warc-refers-to-target-uri", "warc-refers-to-date", "warc-payload-digest"):
+                if field not in h:
+                    error("%s: revisit without %s" % (where, field))
+            if not DATE_RE.match(h.get("warc-refers-to-date", "")) and \
+                    not re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$", h.get("warc-refers-to-date", "")):
+                error("%s: bad WARC-Refers-To-Date %s" % (where, h.get("warc-refers-to-date")))
+            responses[rid] = h.get("warc-concurrent-to")
+            state["revisits"].append({
+                "uri": h.get("warc-target-uri"), "status_line": status_line,
+                "refers_to_uri": h.get("warc-refers-to-target-uri"),
+                "refers_to_date": h.get("warc-refers-to-date"),
+                "refers_to": h.get("warc-refers-to"),
+                "payload_digest": h.get("warc-payload-digest"),
+                "file": os.path.basename(path), "where": where})
         elif rtype == "request":
             if h.get("content-type") != "application/http;msgtype=request":
                 error("%s: request Content-Type %s" % (where, h.get("content-type")))
@@ -230,8 +261,18 @@ def main(argv):
         else:
             paths.append(arg)
     state = {"errors": [], "error_count": 0, "by_type": {}, "ids": set(),
-             "responses": [], "requests": [], "metadata": []}
+             "responses": [], "requests": [], "metadata": [], "revisits": [], "originals": {}}
     files = [check_file(p, state) for p in paths]
+    for revisit in state["revisits"]:
+        if not revisit["refers_to"]:
+            continue  # an earlier crawl's record: not among the files checked
+        original = state["originals"].get(revisit["refers_to"])
+        expected = (revisit["refers_to_uri"], revisit["refers_to_date"], revisit["payload_digest"])
+        if original != expected:
+            state["error_count"] += 1
+            if len(state["errors"]) < MAX_ERRORS:
+                state["errors"].append("%s: %s: revisit names %s, which is %s, not %s" % (
+                    revisit["file"], revisit["where"], revisit["refers_to"], original, expected))
     summary = {
         "ok": state["error_count"] == 0,
         "error_count": state["error_count"],
@@ -244,6 +285,7 @@ def main(argv):
         summary["responses"] = state["responses"]
         summary["requests"] = state["requests"]
         summary["metadata"] = state["metadata"]
+        summary["revisits"] = state["revisits"]
     json.dump(summary, sys.stdout)
     sys.stdout.write("\n")
     return 0 if summary["ok"] else 1

@@ -26,6 +26,7 @@
 #include "warc/compressed_warc_blocks.h"
 #include "tests/support/file_size_limit.h"
 #include "tests/support/gzip_members.h"
+#include "tests/support/warc_checker.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -35,36 +36,8 @@ using nlohmann::json;
 
 constexpr int64_t kFetchedAtMs = 1796005077123;  // 2026-11-30T02:17:57.123Z
 
-std::string CheckerPath() {
-  if (const char* env = std::getenv("ZCRAWL_WARC_CHECK")) return env;
-#ifdef ZCRAWL_WARC_CHECK_PY
-  return ZCRAWL_WARC_CHECK_PY;
-#else
-  return (fs::path(__FILE__).parent_path() / "warc_check.py").string();
-#endif
-}
-
-struct CheckResult {
-  int exit_code = -1;
-  json summary;
-};
-
-// Runs the independent checker over every .warc.gz in `dir`.
-CheckResult RunChecker(const fs::path& dir) {
-  CheckResult result;
-  const std::string command = "python3 '" + CheckerPath() + "' '" + dir.string() + "'";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::string out;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.summary = json::parse(out, nullptr, /*allow_exceptions=*/false);
-  if (result.summary.is_discarded()) result.summary = {{"command", command}, {"output", out}};
-  return result;
-}
+// The independent reader over every .warc.gz in `dir`.
+testing::WarcCheckResult RunChecker(const fs::path& dir) { return testing::RunWarcChecker(dir.string()); }
 
 std::string Sha1Raw(const std::string& data) {
   unsigned char md[SHA_DIGEST_LENGTH];
@@ -226,7 +199,7 @@ TEST_F(WarcSinkTest, IndependentReaderAcceptsEveryRecordAndField) {
   ASSERT_TRUE(sink.Flush().ok());
   ASSERT_TRUE(sink.Close().ok());
 
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   const json& s = check.summary;
   EXPECT_EQ(s["files"].size(), 1u);
@@ -384,7 +357,7 @@ TEST_F(WarcSinkTest, BlocksCompressedByTheFetcherMakeTheSameRecords) {
   ASSERT_TRUE(own.Close().ok());
   ASSERT_TRUE(wrapped.Close().ok());
 
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   EXPECT_EQ(check.summary["by_type"]["response"], 10);
   const auto files = WarcFiles(dir_);
@@ -494,7 +467,7 @@ TEST_F(WarcSinkTest, PageWithoutFetchTimeIsDatedByTheClock) {
   page.set_fetched_at_ms(0);
   ASSERT_TRUE(sink.Write(page).ok());
   ASSERT_TRUE(sink.Close().ok());
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   EXPECT_EQ(check.summary["responses"][0]["date"], "2023-11-14T22:30:00.000Z");
 }
@@ -506,7 +479,7 @@ TEST_F(WarcSinkTest, FlushedPagesAreReadableBeforeClose) {
   // Buffered, not on disk yet.
   EXPECT_EQ(fs::file_size(sink.current_path()), 0u);
   ASSERT_TRUE(sink.Flush().ok());
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   EXPECT_EQ(check.summary["by_type"]["response"], 3);
   ASSERT_TRUE(sink.Close().ok());
@@ -520,7 +493,7 @@ TEST_F(WarcSinkTest, RotatesBeforeAFileWouldPassTheLimit) {
   for (int i = 0; i < 60; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(8000, i))).ok());
   ASSERT_TRUE(sink.Close().ok());
 
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   EXPECT_EQ(check.summary["by_type"]["response"], 60);
   const json& files = check.summary["files"];
@@ -550,7 +523,7 @@ TEST_F(WarcSinkTest, PageLargerThanTheLimitGetsAFileOfItsOwn) {
   ASSERT_TRUE(sink.Open().ok());
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(sink.Write(MakePage(i, RandomBytes(4000, i))).ok());
   ASSERT_TRUE(sink.Close().ok());
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   ASSERT_EQ(check.summary["files"].size(), 3u);
   for (const json& f : check.summary["files"]) EXPECT_EQ(f["records"], 3);  // info, resp, req
@@ -581,7 +554,7 @@ TEST_F(WarcSinkTest, ReopenNeverOverwritesExistingFiles) {
   ASSERT_EQ(after.size(), 3u);
   for (const auto& [path, data] : contents) EXPECT_EQ(ReadFile(path), data) << path;
   fs::remove(foreign);
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   EXPECT_EQ(check.summary["by_type"]["response"], 2);
 }
@@ -631,7 +604,7 @@ TEST_F(WarcSinkTest, FailedFlushCutsTheFileBackAndTheNextPagesGoToANewFile) {
   EXPECT_NE(sink.current_path(), first.string());
   ASSERT_TRUE(sink.Close().ok());
 
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   EXPECT_EQ(check.summary["files"].size(), 2u);
   EXPECT_EQ(check.summary["by_type"]["response"], 6);
@@ -666,7 +639,7 @@ TEST_F(WarcSinkTest, WorkerThreadsKeepPagesInWriteOrderAcrossFiles) {
   }
   ASSERT_TRUE(sink.Close().ok());
 
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
   EXPECT_GT(check.summary["files"].size(), 5u);
   std::vector<std::string> uris;
@@ -686,7 +659,7 @@ TEST_F(WarcSinkTest, EveryGzipLevelWritesRecordsTheReaderAccepts) {
     ASSERT_TRUE(sink.Write(MakePage(1, RandomBytes(3000, 1))).ok());
     ASSERT_TRUE(sink.Close().ok());
   }
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2);
   EXPECT_EQ(check.summary["by_type"]["response"], 10);
   std::map<std::string, uint64_t> bytes;
@@ -809,7 +782,7 @@ TEST_F(WarcSinkTest, PipelinedFlushMakesEachWindowDurableWhileTheNextIsWritten) 
   ASSERT_TRUE(sink.FinishFlush().ok());
   EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 6));
   ASSERT_TRUE(sink.Close().ok());
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
   EXPECT_EQ(check.summary["files"].size(), 1u);
   EXPECT_EQ(check.summary["by_type"]["response"], 6);
@@ -830,7 +803,7 @@ TEST_F(WarcSinkTest, RotationWhileAFlushIsInFlightKeepsEveryPageInOrder) {
   ASSERT_TRUE(sink.FinishFlush().ok());
   ASSERT_TRUE(sink.Close().ok());
   EXPECT_EQ(StoredKeys(sink), UrlsOf(0, next));
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
   EXPECT_GE(check.summary["files"].size(), 10u);
   EXPECT_EQ(check.summary["by_type"]["response"], next);
@@ -867,7 +840,7 @@ TEST_F(WarcSinkTest, FailedFlushInFlightFailsTheWindowWrittenAfterItToo) {
   ASSERT_TRUE(sink.Flush().ok());
   EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 6));
   ASSERT_TRUE(sink.Close().ok());
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
   EXPECT_EQ(check.summary["by_type"]["response"], 6);
 }
@@ -896,7 +869,7 @@ TEST_F(WarcSinkTest, WriteErrorBeforeFlushFailsTheWholeWindow) {
   ASSERT_TRUE(sink.Flush().ok());
   EXPECT_EQ(StoredKeys(sink), UrlsOf(0, 2));
   ASSERT_TRUE(sink.Close().ok());
-  const CheckResult check = RunChecker(dir_);
+  const testing::WarcCheckResult check = RunChecker(dir_);
   ASSERT_EQ(check.exit_code, 0) << check.summary.dump(2).substr(0, 4000);
   EXPECT_EQ(check.summary["by_type"]["response"], 2);
 }
