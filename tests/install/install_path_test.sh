@@ -168,5 +168,43 @@ rc=$?
 check; [ "$rc" -eq 0 ] && [ "$(calls_matching '^apt-get')" = 0 ] && grep -q 'not installing' "$WORK/noinstall.err" \
   || fail "noinstall: rc=$rc calls=$(cat "$WORK/calls")"
 
+# 11. The tests' npm packages (tools/node_tools.sh): `npm ci` into
+#     BUILD/node from the lock, once; again only when the lock changes.
+#     A stand-in npm; cp, cmp and mkdir are the real ones (linked in).
+mkdir -p "$WORK/repo/tests/node" "$WORK/nodebin"
+echo '{"name":"t"}' >"$WORK/repo/tests/node/package.json"
+echo '{"lockfileVersion":3}' >"$WORK/repo/tests/node/package-lock.json"
+for t in cp cmp mkdir; do ln -sf "$(command -v "$t")" "$WORK/nodebin/$t"; done
+make_tools "$WORK/nodebin" dpkg-query apt-get
+cat >"$WORK/nodebin/npm" <<EOF
+#!$BASH_BIN
+echo "npm \$* in \$PWD" >>"$WORK/calls"
+[ -f package-lock.json ] || exit 1
+mkdir -p node_modules/warcio
+EOF
+chmod +x "$WORK/nodebin/npm"
+run_node_tools() {
+  : >"$WORK/calls"
+  env -i PATH="$1" "$BASH_BIN" -c '. "$1/tools/debian_packages.sh"; ROOT="$2"; . "$1/tools/node_tools.sh";
+    ensure_node_tools "$3"' _ "$REPO" "$WORK/repo" "$WORK/build" >"$WORK/node.out" 2>"$WORK/node.err"
+  rc=$?
+}
+run_node_tools "$WORK/nodebin"
+check; [ "$rc" -eq 0 ] && grep -qx "npm ci --no-audit --no-fund --loglevel=error in $WORK/build/node" "$WORK/calls" \
+  || fail "node: npm ci not run in build/node: rc=$rc $(cat "$WORK/calls" "$WORK/node.err")"
+check; [ -d "$WORK/build/node/node_modules/warcio" ] || fail "node: nothing installed"
+run_node_tools "$WORK/nodebin"
+check; [ "$rc" -eq 0 ] && [ "$(calls_matching '^npm')" = 0 ] || fail "node: reinstalled with the same lock: $(cat "$WORK/calls")"
+echo '{"lockfileVersion":3,"changed":1}' >"$WORK/repo/tests/node/package-lock.json"
+run_node_tools "$WORK/nodebin"
+check; [ "$(calls_matching '^npm ci')" = 1 ] || fail "node: a changed lock was not installed: $(cat "$WORK/calls")"
+
+# 12. No npm on PATH (a fresh Debian): Debian's npm package first.
+rm -f "$WORK/nodebin/npm" "$WORK/build/node/node_modules/.zcrawl-lock"
+printf '%s\n' "${all_test_packages[@]}" >"$WORK/installed"
+run_node_tools "$WORK/nodebin"
+check; grep -qx 'apt-get install -y -q --no-install-recommends npm frontend=noninteractive' "$WORK/calls" \
+  || fail "node: npm not installed from Debian: $(cat "$WORK/calls")"
+
 echo "install_path_test: $((checks - failures)) passed, $failures failed"
 [ "$failures" -eq 0 ]
