@@ -97,6 +97,15 @@ std::string CdxjTimestamp(std::string_view warc_date) {
   return stamp;
 }
 
+std::optional<std::string> IsoTimeOfCdxjTimestamp(std::string_view stamp) {
+  if (stamp.size() < 14 || !std::all_of(stamp.begin(), stamp.begin() + 14, IsAsciiDigit)) return std::nullopt;
+  std::string out;
+  out.append(stamp.substr(0, 4)).append("-").append(stamp.substr(4, 2)).append("-").append(stamp.substr(6, 2));
+  out.append("T").append(stamp.substr(8, 2)).append(":").append(stamp.substr(10, 2)).append(":");
+  out.append(stamp.substr(12, 2)).append("Z");
+  return out;
+}
+
 std::string CdxjMime(std::string_view content_type) {
   return std::string(TrimJs(content_type.substr(0, content_type.find(';'))));
 }

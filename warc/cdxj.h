@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,10 @@ std::string SurtKey(std::string_view url);
 
 // "2026-12-03T08:15:49.123Z" -> "20261203081549".
 std::string CdxjTimestamp(std::string_view warc_date);
+
+// The other way, to the second: "20261203081549..." -> "2026-12-03T08:15:49Z"
+// (a WARC-Date and an RFC 3339 time); nullopt unless 14 digits lead.
+std::optional<std::string> IsoTimeOfCdxjTimestamp(std::string_view stamp);
 
 // A Content-Type header's media type as the index keeps it: before the
 // first ';', trimmed. Empty for an empty header.

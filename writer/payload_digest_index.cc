@@ -12,6 +12,8 @@
 #include <set>
 #include <utility>
 
+#include "warc/cdxj.h"
+
 namespace zcrawl::writer {
 namespace {
 
@@ -32,19 +34,6 @@ std::optional<StoredPayload> Decode(std::string_view value) {
   if (second == std::string_view::npos) return std::nullopt;
   return StoredPayload{std::string(value.substr(0, first)), std::string(value.substr(first + 1, second - first - 1)),
                        std::string(value.substr(second + 1))};
-}
-
-// "20261203083108" -> "2026-12-03T08:31:08Z" (WARC-Date form).
-std::optional<std::string> WarcDateOf(std::string_view stamp) {
-  if (stamp.size() < 14) return std::nullopt;
-  for (size_t i = 0; i < 14; ++i) {
-    if (stamp[i] < '0' || stamp[i] > '9') return std::nullopt;
-  }
-  std::string out;
-  out.append(stamp.substr(0, 4)).append("-").append(stamp.substr(4, 2)).append("-").append(stamp.substr(6, 2));
-  out.append("T").append(stamp.substr(8, 2)).append(":").append(stamp.substr(10, 2)).append(":");
-  out.append(stamp.substr(12, 2)).append("Z");
-  return out;
 }
 
 }  // namespace
@@ -139,7 +128,8 @@ Status PayloadDigestIndex::LoadCdxj(const std::string& path, uint64_t* loaded, u
                           ? nlohmann::json()
                           : nlohmann::json::parse(line.substr(brace), nullptr, /*allow_exceptions=*/false);
     const std::optional<std::string> date =
-        space == std::string::npos ? std::nullopt : WarcDateOf(std::string_view(line).substr(space + 1));
+        space == std::string::npos ? std::nullopt
+                                   : IsoTimeOfCdxjTimestamp(std::string_view(line).substr(space + 1));
     if (!json.is_object() || !date || !json.contains("digest") || !json["digest"].is_string() ||
         !json.contains("url") || !json["url"].is_string()) {
       ++*skipped;

@@ -18,6 +18,7 @@
 
 #include "common/encoding.h"
 #include "common/json_writer.h"
+#include "warc/cdxj.h"
 #include "writer/file_io.h"
 #include "writer/warc_file_cdxj.h"
 #include "writer/warc_index.h"
@@ -41,16 +42,6 @@ struct Resource {
   uint64_t bytes = 0;
   std::string sha256;  // hex
 };
-
-// "20261203083108" -> "2026-12-03T08:31:08Z".
-std::string Rfc3339(std::string_view stamp) {
-  if (stamp.size() != 14) return std::string(stamp);
-  std::string out;
-  out.append(stamp.substr(0, 4)).append("-").append(stamp.substr(4, 2)).append("-").append(stamp.substr(6, 2));
-  out.append("T").append(stamp.substr(8, 2)).append(":").append(stamp.substr(10, 2)).append(":");
-  out.append(stamp.substr(12, 2)).append("Z");
-  return out;
-}
 
 Status HashFile(Resource& resource) {
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
@@ -132,7 +123,9 @@ Status CollectPages(const std::string& dir, std::vector<PageEntry>* pages, std::
       if (brace == std::string::npos || space == std::string::npos) return;
       const auto json = nlohmann::json::parse(line.cdxj.substr(brace), nullptr, /*allow_exceptions=*/false);
       if (json.is_discarded() || !json.is_object() || !json.contains("url") || !json["url"].is_string()) return;
-      PageEntry page{json["url"].get<std::string>(), Rfc3339(line.cdxj.substr(space + 1, 14)), line.title};
+      const std::optional<std::string> ts = IsoTimeOfCdxjTimestamp(std::string_view(line.cdxj).substr(space + 1));
+      if (!ts) return;
+      PageEntry page{json["url"].get<std::string>(), *ts, line.title};
       if (!seen.insert(page.url).second) return;
       const std::string mime = json.value("mime", "");
       const std::string status = json.value("status", "");

@@ -59,6 +59,14 @@ TEST(CdxjLineTest, FieldsInWarciosOrderNumbersAsStringsAbsentOnesLeftOut) {
             "\"length\":\"1\",\"offset\":\"0\",\"filename\":\"f\"}");
 }
 
+TEST(CdxjLineTest, TimestampsGoBothWays) {
+  EXPECT_EQ(CdxjTimestamp("2026-11-30T02:17:57.123Z"), "20261130021757");
+  EXPECT_EQ(IsoTimeOfCdxjTimestamp("20261130021757"), "2026-11-30T02:17:57Z");
+  EXPECT_EQ(IsoTimeOfCdxjTimestamp("20261130021757 {\"url\":1}"), "2026-11-30T02:17:57Z");
+  EXPECT_EQ(IsoTimeOfCdxjTimestamp("2026113002175"), std::nullopt);
+  EXPECT_EQ(IsoTimeOfCdxjTimestamp("2026-11-30T02:"), std::nullopt);
+}
+
 TEST(CdxjLineTest, StringsAreEscapedAsJsonStringifyDoes) {
   std::string out;
   AppendJsStringLiteral(out, "a\"\\\b\f\n\r\t\x01\x7f\xc3\xa9");
