@@ -171,7 +171,15 @@ Status WarcSink::Deduplicate(const v1::Page& page, WarcPageParts& parts) {
   if (!digests_ || page.body_sha1().size() != kSha1Bytes || body_length == 0) return Status::Ok();
   const std::string digest = Base32Encode(page.body_sha1());
   Result<std::optional<StoredPayload>> original = digests_->Find(digest);
-  if (!original.ok()) return original.status();
+  if (!original.ok()) {
+    // Storing the page whole is always right: a broken digest index costs
+    // dedup, never a page (and never a window, which would fail for ever).
+    if (!dedup_error_logged_) {
+      spdlog::warn("{}; pages are stored whole until the writer restarts", original.status().message());
+      dedup_error_logged_ = true;
+    }
+    return Status::Ok();
+  }
   if (*original) {
     MakeRevisit(page, std::move((*original)->target_uri), std::move((*original)->warc_date),
                 std::move((*original)->record_id), parts);

@@ -250,6 +250,7 @@ class WarcSink : public Sink, public PipelinedFlush {
   uint64_t sync_bytes_saved_ = 0;
   uint64_t revisits_ = 0;
   uint64_t bytes_saved_ = 0;
+  bool dedup_error_logged_ = false;
   bool dir_sync_needed_ = false;  // a file was created since the last folder fsync
   std::string buffer_;           // compressed records not yet written
   // The flush in flight (valid between BeginFlush and CompleteSync): the
