@@ -42,8 +42,11 @@ struct SinkOptions {
   bool warc_dedup = true;
   // CDXJ indexes of earlier crawls whose payloads count as stored.
   std::vector<std::string> dedup_indexes;
-  // Memory of the payload digest index, whatever the crawl's size: 64 MB
-  // holds the filter and index blocks of ~5x10^7 digests in its cache.
+  // Memory of the payload digest index, whatever the crawl's size. Half is
+  // its block cache, which holds the Bloom filters at 10 bits a payload:
+  // past ~2.5x10^7 stored payloads (an estimate, not measured) they stop
+  // fitting and a new payload's lookup starts reading the disk. Larger
+  // crawls that want dedup at full speed raise it.
   uint32_t dedup_memory_mb = 64;
 };
 
