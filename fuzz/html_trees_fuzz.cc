@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -75,6 +76,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto scanned = scan->Parse(html);
   if (static_cast<ScanHtmlParser*>(scan)->scanned_pages() == scanned_before) return 0;
   if (scanned.links == g.links || scanned.links == m.links) return 0;
+  // Both may depart at once: MyHTML keeping the tag the input ends in, and
+  // gumbo in one of its own ways. With that tag closed by '>' MyHTML's
+  // departure is gone; judge again there.
+  const std::string closed = std::string(html) + ">";
+  const uint64_t closed_before = static_cast<ScanHtmlParser*>(scan)->scanned_pages();
+  const auto scanned_closed = scan->Parse(closed);
+  if (static_cast<ScanHtmlParser*>(scan)->scanned_pages() > closed_before &&
+      (scanned_closed.links == gumbo->Parse(closed).links || scanned_closed.links == myhtml->Parse(closed).links)) {
+    return 0;
+  }
   Explain(g.links, m.links);
   abort();
   return 0;

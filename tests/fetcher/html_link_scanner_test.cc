@@ -231,6 +231,20 @@ TEST_F(HtmlLinkScannerTest, ASolidusBeforeAnAttributeLeavesSvgOpen) {
   EXPECT_NE(myhtml_->Parse(html).links, Gumbo(html).links) << "MyHTML agrees now (docs/FUZZING.md)";
 }
 
+// Found by ./run fuzz html_trees and html_scan: two attribute names that
+// differ only in invalid bytes are one name (U+FFFD) to the tree builders,
+// which read repaired text; a repeated valueless one makes gumbo drop the
+// href after it. The scanner compares names as repaired, gives up on the
+// duplicate, and the scan parser answers MyHTML's (the standard's) link.
+TEST_F(HtmlLinkScannerTest, AttributeNamesDifferingInInvalidBytesAreOneName) {
+  const std::string html = "<a\t\xFF\n\xFD href>x</a>";
+  ParsedHtml scanned;
+  EXPECT_STREQ(ScanHtmlLinks(html, &scanned), "gumbo's duplicate attribute");
+  EXPECT_EQ(Hrefs(scan_->Parse(html)), std::vector<std::string>{""});
+  EXPECT_EQ(scan_->Parse(html).links, myhtml_->Parse(html).links);
+  EXPECT_NE(Gumbo(html).links, myhtml_->Parse(html).links) << "gumbo agrees now (docs/FUZZING.md)";
+}
+
 TEST_F(HtmlLinkScannerTest, TokenizerCornersAgree) {
   const std::vector<std::string> docs = {
       "<!--> <a href=1></a> --><a href=2>",
