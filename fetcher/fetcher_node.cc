@@ -65,8 +65,9 @@ Status FetcherNode::Start() {
   if (!MakeHtmlParser(options_.parser)) {
     return InvalidArgumentError("unknown parser '" + options_.parser + "' (use gumbo or myhtml)");
   }
-  shared_->parsers = std::make_shared<HtmlParserPool>([name = options_.parser, text = options_.extract_text] {
-    return MakeHtmlParser(name, HtmlParserOptions{.extract_text = text});
+  shared_->parsers = std::make_shared<HtmlParserPool>(
+      [name = options_.parser, text = options_.extract_text, embeds = options_.page_requisites] {
+    return MakeHtmlParser(name, HtmlParserOptions{.extract_text = text, .extract_embeds = embeds});
   });
   PeerLinkSettings settings;
   settings.identity = codec_.sender_id();

@@ -90,7 +90,18 @@ struct FetcherOptions {
   // list them). Off, they go only to the frontier: one copy fewer per link
   // and a smaller page message.
   bool page_links = true;
-  // Store non-HTML responses (true) or report them as skipped.
+  // Page requisites: report what pages embed (stylesheets, scripts, images,
+  // media, fonts, icons: ParsedHtml::embeds) and stylesheets' own
+  // references, as embed links (v1::Link.embed). Off by default here; the
+  // launcher turns it on for WARC and WACZ output, which archivists replay
+  // and which replay unstyled and with broken images without them (as
+  // wget's --page-requisites and Heritrix's embed hops do), and leaves it
+  // off for files and jsonl, whose users want pages (--page-requisites asks
+  // for it there). It costs the fetch of every requisite, often more
+  // requests than pages.
+  bool page_requisites = false;
+  // Store non-HTML responses (true) or report them as skipped. Requisites
+  // outside the scope (WorkItem.embed_hops) are stored whatever this says.
   bool store_non_html = true;
   // Heartbeats, liveness and the reconnect backoff after a peer is lost.
   LivenessOptions link;

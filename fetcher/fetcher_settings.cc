@@ -26,6 +26,10 @@ void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
   d.Flag("!--no-request-headers", o.http.capture_request_headers,
                "Do not record requests as sent (only WARC request records need them)");
   d.Flag("!--skip-non-html", o.store_non_html, "Do not store non-HTML responses");
+  d.Flag("--page-requisites", o.page_requisites,
+         "Report what pages embed (styles, scripts, images, media, fonts) for the frontier to fetch "
+         "(./run crawl: on for WARC and WACZ)");
+  d.Flag("!--no-page-requisites", o.page_requisites, "Do not report page requisites");
   d.Option("--user-agent", o.http.user_agent, "User-Agent header")->capture_default_str();
   d.Option("--connect-timeout-ms", o.http.connect_timeout_ms, "TCP+TLS connect timeout")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, int64_t{600000}));

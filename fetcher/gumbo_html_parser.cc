@@ -131,7 +131,7 @@ void GumboHtmlParser::ParseCleanUtf8(std::string_view html, ParsedHtml* out) {
   std::vector<Frame> stack;
   stack.push_back(Frame{&output->document->v.document.children, 0,
                         ElementKind::kInline, true});
-  ParsedHtmlBuilder builder(out, parser_options().extract_text);
+  ParsedHtmlBuilder builder(out, parser_options().extract_text, parser_options().extract_embeds);
   while (!stack.empty()) {
     Frame& frame = stack.back();
     if (frame.next_child >= frame.children->length) {

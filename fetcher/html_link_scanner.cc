@@ -58,11 +58,13 @@ enum TagFlag : uint16_t {
 
 enum class TagAction : uint8_t {
   kNone, kTable, kCaption, kCell, kTablePart, kA, kArea, kBase, kMeta, kIframe, kTitle, kRawText, kScript, kSvg,
+  kStyle, kEmbed,  // page requisites: kEmbed reports TagInfo::kind
 };
 
 struct TagInfo {
   uint16_t flags = 0;
   TagAction action = TagAction::kNone;
+  ElementKind kind = ElementKind::kInline;
 };
 
 // The tags with something to know, in an open-addressing table keyed by a
@@ -82,7 +84,7 @@ class TagTable {
     }
     // Custom elements ("x-card") are ordinary phrasing as far as <a> cares.
     return TagInfo{static_cast<uint16_t>(name.find('-') != std::string_view::npos ? kOpenInAnchor : 0),
-                   TagAction::kNone};
+                   TagAction::kNone, ElementKind::kInline};
   }
 
  private:
@@ -115,6 +117,12 @@ class TagTable {
     }
   }
 
+  void AddEmbed(std::string_view name, ElementKind kind) {
+    TagInfo& info = SlotFor(name);
+    info.action = TagAction::kEmbed;
+    info.kind = kind;
+  }
+
   TagTable() {
     Add({"math", "template", "select", "frameset", "plaintext", "isindex"}, kGiveUp);
     Add({"caption", "colgroup", "col", "tbody", "thead", "tfoot", "tr", "td", "th", "style", "script", "input",
@@ -143,9 +151,20 @@ class TagTable {
     Add({"meta"}, 0, TagAction::kMeta);
     Add({"iframe"}, 0, TagAction::kIframe);
     Add({"title"}, 0, TagAction::kTitle);
-    Add({"textarea", "style", "xmp", "noembed", "noframes"}, 0, TagAction::kRawText);
+    Add({"textarea", "xmp", "noembed", "noframes"}, 0, TagAction::kRawText);
+    Add({"style"}, 0, TagAction::kStyle);
     Add({"script"}, 0, TagAction::kScript);
     Add({"svg"}, 0, TagAction::kSvg);
+    AddEmbed("link", ElementKind::kLink);
+    AddEmbed("img", ElementKind::kImg);
+    AddEmbed("image", ElementKind::kImg);  // "in body", <image> is an <img>
+    AddEmbed("input", ElementKind::kInput);
+    AddEmbed("source", ElementKind::kSource);
+    AddEmbed("track", ElementKind::kTrack);
+    AddEmbed("video", ElementKind::kVideo);
+    AddEmbed("audio", ElementKind::kAudio);
+    AddEmbed("object", ElementKind::kObject);
+    AddEmbed("embed", ElementKind::kEmbed);
   }
 
   Slot slots_[kSlots];
@@ -213,7 +232,8 @@ enum class TableState : uint8_t { kTable, kCell, kCaption };
 
 class Scanner {
  public:
-  Scanner(std::string_view html, ParsedHtml* out) : html_(html), builder_(out, /*extract_text=*/false) {}
+  Scanner(std::string_view html, ParsedHtml* out, bool extract_embeds)
+      : html_(html), builder_(out, /*extract_text=*/false, extract_embeds), extract_embeds_(extract_embeds) {}
 
   const char* Run() {
     size_t pos = 0;
@@ -424,6 +444,7 @@ class Scanner {
       failure_ = "foster parenting";
       return kEof;
     }
+    if (extract_embeds_ && !EmbedsInTokenOrder(info)) return kEof;
     if (anchor_open_) {
       // Inside an open <a>, only what cannot close it, clone it or move it:
       // phrasing elements without special tree-building rules, void
@@ -439,15 +460,19 @@ class Scanner {
         return tag_.self_closing ? end : Svg(end);
       case TagAction::kTable:
         tables_.push_back(TableState::kTable);
+        StyleAttribute();
         break;
       case TagAction::kCaption:
         if (!tables_.empty()) tables_.back() = TableState::kCaption;
+        StyleAttribute();
         break;
       case TagAction::kCell:
         if (!tables_.empty()) tables_.back() = TableState::kCell;
+        StyleAttribute();
         break;
       case TagAction::kTablePart:
         if (!tables_.empty()) tables_.back() = TableState::kTable;
+        StyleAttribute();
         break;
       case TagAction::kA:
         Emit(ElementKind::kA);
@@ -469,13 +494,64 @@ class Scanner {
       case TagAction::kTitle:
         return Title(end);
       case TagAction::kRawText:
-        return SkipRawText(end, name);
+        StyleAttribute();
+        return failure_ ? kEof : SkipRawText(end, name);
       case TagAction::kScript:
-        return SkipScript(end);
+        if (extract_embeds_) Emit(ElementKind::kScript);
+        return failure_ ? kEof : SkipScript(end);
+      case TagAction::kStyle:
+        return Style(end);
+      case TagAction::kEmbed:
+        if (extract_embeds_) Emit(info.kind);
+        break;
       case TagAction::kNone:
+        StyleAttribute();
         break;  // e.g. <frame> outside a frameset: dropped by the tree builder
     }
     return failure_ ? kEof : end;
+  }
+
+  // With embeds wanted, a start tag's attributes count where the tag is:
+  // true unless a tree builder would put them elsewhere or nowhere, which
+  // gives up. <html>, <body> and <head> again add their attributes to the
+  // first one (or drop them), a table part outside a table, a <frame>
+  // outside a frameset and a nested <form> are dropped, and an <input>
+  // that is not hidden, directly in a table, is foster-parented.
+  bool EmbedsInTokenOrder(const TagInfo& info) {
+    const std::string_view name = tag_.name;
+    if (info.action == TagAction::kEmbed && name == "input" && InFosterZone()) {
+      const Tag::Attribute* type = tag_.Find("type");
+      if (type == nullptr || !EqualsIgnoreCaseAscii(type->raw_value, "hidden")) {
+        failure_ = "foster parenting";
+        return false;
+      }
+    }
+    if (tag_.Find("style") == nullptr) return true;
+    const bool dropped_here =
+        OneOf(name, {"html", "body", "head", "frame", "form"}) ||
+        (tables_.empty() && OneOf(name, {"caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"}));
+    if (dropped_here) {
+      failure_ = "style on a merged or dropped tag";
+      return false;
+    }
+    return true;
+  }
+
+  // The style="" of a tag reported for nothing else.
+  void StyleAttribute() {
+    if (extract_embeds_ && tag_.Find("style") != nullptr) Emit(ElementKind::kInline);
+  }
+
+  // A <style> block: its raw text is CSS (no character references).
+  size_t Style(size_t end) {
+    if (!extract_embeds_) return SkipRawText(end, "style");
+    Emit(ElementKind::kStyle);
+    std::string_view css;
+    const size_t after = SkipRawText(end, "style", &css);
+    if (failure_ != nullptr) return kEof;
+    builder_.Text(css);
+    builder_.EndElement(ElementKind::kStyle, true);
+    return after;
   }
 
   size_t Title(size_t end) {
@@ -580,6 +656,7 @@ class Scanner {
 
   std::string_view html_;
   ParsedHtmlBuilder builder_;
+  const bool extract_embeds_;
   const char* failure_ = nullptr;
   Tag tag_;
   Tag end_tag_;  // the end tag of raw text, read and dropped
@@ -592,6 +669,8 @@ class Scanner {
 
 }  // namespace
 
-const char* ScanHtmlLinks(std::string_view html, ParsedHtml* out) { return Scanner(html, out).Run(); }
+const char* ScanHtmlLinks(std::string_view html, ParsedHtml* out, bool extract_embeds) {
+  return Scanner(html, out, extract_embeds).Run();
+}
 
 }  // namespace zcrawl::fetcher

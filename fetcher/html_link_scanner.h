@@ -45,12 +45,13 @@
 
 namespace zcrawl::fetcher {
 
-// Fills `out` (links, title, base_href, meta flags and charset; not text)
+// Fills `out` (links, title, base_href, meta flags and charset, and with
+// `extract_embeds` the page requisites; not text)
 // from `html`, which holds no NUL byte, and returns nullptr; or returns why
 // a tree builder is needed ("foster parenting", "misnested a", ...), `out`
 // then half filled. Bytes that are not valid UTF-8 do not change how a page
 // tokenizes (they are never ASCII) and are kept as they are in what it
 // yields: the caller checks that (scan_html_parser.h).
-const char* ScanHtmlLinks(std::string_view html, ParsedHtml* out);
+const char* ScanHtmlLinks(std::string_view html, ParsedHtml* out, bool extract_embeds = false);
 
 }  // namespace zcrawl::fetcher

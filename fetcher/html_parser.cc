@@ -12,6 +12,19 @@
 
 namespace zcrawl::fetcher {
 
+std::string_view EmbedSourceName(EmbedSource source) {
+  switch (source) {
+    case EmbedSource::kLink: return "link";
+    case EmbedSource::kScript: return "script";
+    case EmbedSource::kImage: return "image";
+    case EmbedSource::kSource: return "source";
+    case EmbedSource::kMedia: return "media";
+    case EmbedSource::kObject: return "object";
+    case EmbedSource::kCss: return "css";
+  }
+  return "unknown";
+}
+
 ParsedHtml HtmlParser::Parse(std::string_view utf8_html) {
   // A byte order mark is not content (DecodeToUtf8 drops it too).
   if (utf8_html.starts_with("\xEF\xBB\xBF")) utf8_html.remove_prefix(3);

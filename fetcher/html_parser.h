@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,6 +35,30 @@ struct RawLink {
   bool operator==(const RawLink&) const = default;
 };
 
+// What a page embeds: a page requisite, fetched so that the page can be
+// replayed (styles, scripts, images, media, fonts), never followed for
+// links (page_requisites in docs/ARCHITECTURE.md).
+enum class EmbedSource : uint8_t {
+  kLink,    // <link rel=stylesheet|icon|preload|modulepreload|...> href, imagesrcset
+  kScript,  // <script src>
+  kImage,   // <img src srcset>, <input type=image src>
+  kSource,  // <source src srcset>, <track src>
+  kMedia,   // <video src poster>, <audio src>
+  kObject,  // <object data>, <embed src>
+  kCss,     // url() and @import in <style> blocks and style="" attributes
+};
+
+std::string_view EmbedSourceName(EmbedSource source);
+
+// One embedded URL as written (entity-decoded; CSS escapes decoded), not
+// resolved.
+struct RawEmbed {
+  std::string url;
+  EmbedSource source = EmbedSource::kImage;
+
+  bool operator==(const RawEmbed&) const = default;
+};
+
 struct ParsedHtml {
   // Whitespace-collapsed text of the first <title> (HTML namespace).
   std::string title;
@@ -46,6 +71,11 @@ struct ParsedHtml {
   // document order, every occurrence. Links inside <template> are skipped
   // (inert content); links inside <noscript> are kept.
   std::vector<RawLink> links;
+  // With HtmlParserOptions::extract_embeds, what the page embeds, in
+  // document order (for one element: its attributes in the order listed by
+  // EmbedSource, then style=""; a <style> block's references at its end),
+  // every occurrence, HTML namespace only, nothing inside <template>.
+  std::vector<RawEmbed> embeds;
   // href of the first <base> element that has one, as written; "" if none.
   std::string base_href;
   // <meta name=robots content=...>: tokens separated by commas or
@@ -76,6 +106,9 @@ struct HtmlParserOptions {
   // Collect the visible text (ParsedHtml::text). Off when no output uses
   // it: it is ~5% of a fetcher's CPU and most of a page message's size.
   bool extract_text = true;
+  // Collect ParsedHtml::embeds (page requisites): on for archive formats
+  // (fetcher_options.h says why).
+  bool extract_embeds = false;
 };
 
 class HtmlParser {

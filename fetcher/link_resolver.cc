@@ -1,9 +1,38 @@
 #include "fetcher/link_resolver.h"
 
+#include "fetcher/css_references.h"
+
+#include <optional>
 #include <string>
 #include <unordered_set>
 
 namespace zcrawl::fetcher {
+namespace {
+
+// Resolves `raw` against `base`: the absolute http(s) URL without its
+// fragment, or nullopt (counted in `out`).
+std::optional<std::string> Resolve(std::string_view raw, const Url* base, ResolvedLinks& out) {
+  auto resolved = Url::Parse(raw, base);
+  if (!resolved.ok()) {
+    ++out.invalid;
+    return std::nullopt;
+  }
+  if (resolved->scheme() != "http" && resolved->scheme() != "https") {
+    ++out.other_schemes;
+    return std::nullopt;
+  }
+  resolved->ClearFragment();
+  return std::string(resolved->href());
+}
+
+void AddEmbed(std::string url, std::unordered_set<std::string>& seen, ResolvedLinks& out) {
+  if (!seen.insert(url).second) return;
+  v1::Link& link = out.embeds.emplace_back();
+  link.set_url(std::move(url));
+  link.set_embed(true);
+}
+
+}  // namespace
 
 ResolvedLinks ResolveLinks(const ParsedHtml& html, const Url& page_url, bool ignore_nofollow) {
   ResolvedLinks out;
@@ -15,20 +44,28 @@ ResolvedLinks ResolveLinks(const ParsedHtml& html, const Url& page_url, bool ign
   seen.reserve(html.links.size());
   out.links.reserve(html.links.size());
   for (const RawLink& raw : html.links) {
-    auto resolved = Url::Parse(raw.href, base);
-    if (!resolved.ok()) {
-      ++out.invalid;
-      continue;
-    }
-    if (resolved->scheme() != "http" && resolved->scheme() != "https") {
-      ++out.other_schemes;
-      continue;
-    }
-    resolved->ClearFragment();
-    if (!seen.insert(resolved->href()).second) continue;
+    std::optional<std::string> url = Resolve(raw.href, base, out);
+    if (!url || !seen.insert(*url).second) continue;
     v1::Link& link = out.links.emplace_back();
-    link.set_url(resolved->href());
+    link.set_url(std::move(*url));
     link.set_nofollow(!ignore_nofollow && (raw.rel_nofollow || html.meta_nofollow));
+  }
+  // Requisites are fetched whatever the page's nofollow: a robots meta
+  // tag speaks of the links to follow, not of what renders the page.
+  std::unordered_set<std::string> seen_embeds;
+  for (const RawEmbed& raw : html.embeds) {
+    if (std::optional<std::string> url = Resolve(raw.url, base, out)) AddEmbed(std::move(*url), seen_embeds, out);
+  }
+  return out;
+}
+
+ResolvedLinks ResolveCssReferences(std::string_view css, const Url& stylesheet_url) {
+  ResolvedLinks out;
+  std::vector<CssReference> references;
+  FindCssReferences(css, &references);
+  std::unordered_set<std::string> seen;
+  for (const CssReference& reference : references) {
+    if (std::optional<std::string> url = Resolve(reference.url, &stylesheet_url, out)) AddEmbed(std::move(*url), seen, out);
   }
   return out;
 }

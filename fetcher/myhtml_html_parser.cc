@@ -96,7 +96,7 @@ void MyHtmlHtmlParser::ParseCleanUtf8(std::string_view html, ParsedHtml* out) {
   std::vector<Frame> stack;
   stack.push_back(Frame{myhtml_node_child(myhtml_tree_get_document(tree_)),
                         ElementKind::kInline, true});
-  ParsedHtmlBuilder builder(out, parser_options().extract_text);
+  ParsedHtmlBuilder builder(out, parser_options().extract_text, parser_options().extract_embeds);
   std::string lowered;
   while (!stack.empty()) {
     Frame& frame = stack.back();

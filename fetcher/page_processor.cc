@@ -21,7 +21,7 @@ constexpr uint64_t kMaxRobotsBytes = 512000;  // RFC 9309: parse at least 500 Ki
 // parsed from HTML: absolute http(s), no fragment, listed once. A redirect
 // is the server's answer, not a link the page marked nofollow.
 // `hops` counts this redirect and those before it (WorkItem.redirect_hops).
-void AddRedirectTarget(std::string_view location, uint32_t hops, v1::Page& page) {
+void AddRedirectTarget(std::string_view location, uint32_t hops, bool embed, v1::Page& page) {
   auto target = Url::Parse(location);
   if (!target.ok() || (target->scheme() != "http" && target->scheme() != "https")) return;
   target->ClearFragment();
@@ -35,6 +35,7 @@ void AddRedirectTarget(std::string_view location, uint32_t hops, v1::Page& page)
   v1::Link& link = *page.add_links();
   link.set_url(target->href());
   link.set_redirect_hops(hops);
+  link.set_embed(embed);
 }
 
 }  // namespace
@@ -49,6 +50,8 @@ std::string MediaType(std::string_view content_type_header) {
 bool IsHtmlContentType(std::string_view media_type) {
   return media_type == "text/html" || media_type == "application/xhtml+xml";
 }
+
+bool IsCssContentType(std::string_view media_type) { return media_type == "text/css"; }
 
 PageProcessor::PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
                              std::shared_ptr<HtmlParserPool> parsers, const Clock& clock,
@@ -109,7 +112,11 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
 
   const std::string media_type = MediaType(FindHeader(response.headers, "content-type"));
   const bool html = IsHtmlContentType(media_type);
-  if (!html && !options_.store_non_html) {
+  // A requisite outside the scope is stored whatever its type, and yields
+  // nothing but a stylesheet's own references: it is never followed.
+  const bool outside_embed = item.embed_hops() > 0;
+  const bool css = options_.page_requisites && IsCssContentType(media_type);
+  if (!html && !options_.store_non_html && !outside_embed) {
     report.set_status(v1::FETCH_STATUS_SKIPPED_CONTENT);
     report.set_error("content type " + media_type);
     return outcome;
@@ -120,7 +127,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   // server sent it (an archive keeps what was served), but yields no URLs:
   // logged and counted, never silently.
   SitemapContent sitemap;
-  if (!html) {
+  if (!html && !css && !outside_embed) {
     sitemap = ReadSitemap(response.body);
     if (!sitemap.gzip_error.empty()) {
       outcome.sitemap_gzip_error = true;
@@ -145,7 +152,13 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   page.set_body_truncated(response.body_truncated);
   *page.mutable_timings() = response.timings;
   // Before the headers move into the page: the charset may come from them.
-  if (html) {
+  if (css) {
+    if (auto sheet_url = Url::Parse(response.final_url); sheet_url.ok()) {
+      for (auto& embed : ResolveCssReferences(response.body, *sheet_url).embeds) *page.add_links() = std::move(embed);
+    }
+  } else if (outside_embed) {
+    // stored, nothing taken from it
+  } else if (html) {
     ParseHtml(response, page);
   } else if (sitemap.is_sitemap) {
     // Sitemaps feed their <loc> URLs to the frontier like links; scope
@@ -173,7 +186,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   // frontier to judge.
   if (response.http_status >= 300 && response.http_status < 400 && !response.location.empty()) {
     AddRedirectTarget(response.location,
-                      item.redirect_hops() + static_cast<uint32_t>(page.redirects_size()) + 1, page);
+                      item.redirect_hops() + static_cast<uint32_t>(page.redirects_size()) + 1, outside_embed, page);
   }
   // The WARC payload digest, when the writer asks for it (1-3% of a
   // fetcher's CPU otherwise spent on every body); without a writer's word
@@ -233,6 +246,7 @@ void PageProcessor::ParseHtml(const HttpResponse& response, v1::Page& page) {
   page.set_title(std::move(parsed.title));
   page.set_text(std::move(parsed.text));
   for (auto& link : resolved.links) *page.add_links() = std::move(link);
+  for (auto& embed : resolved.embeds) *page.add_links() = std::move(embed);
 }
 
 }  // namespace zcrawl::fetcher

@@ -6,6 +6,8 @@
 
 #include "common/ascii.h"
 #include "fetcher/charset.h"
+#include "fetcher/css_references.h"
+#include "fetcher/srcset.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -53,7 +55,22 @@ void AppendCollapsed(std::string_view text, std::string* out,
 
 bool HidesText(ElementKind kind) {
   return kind == ElementKind::kHidden || kind == ElementKind::kTemplate ||
-         kind == ElementKind::kTitle || kind == ElementKind::kIframe;
+         kind == ElementKind::kTitle || kind == ElementKind::kIframe ||
+         kind == ElementKind::kScript || kind == ElementKind::kStyle;
+}
+
+// The rel tokens of a <link> whose target the page needs to render as
+// served: its styles, icons, and what it preloads for itself (not
+// "prefetch" or "next": those are for pages the reader may go to).
+bool RelIsRequisite(std::string_view rel) {
+  bool requisite = false;
+  ForEachToken(rel, ' ', [&](std::string_view token) {
+    for (std::string_view wanted : {"stylesheet", "icon", "apple-touch-icon", "apple-touch-icon-precomposed",
+                                    "mask-icon", "preload", "modulepreload", "manifest"}) {
+      requisite = requisite || EqualsIgnoreCaseAscii(token, wanted);
+    }
+  });
+  return requisite;
 }
 
 }  // namespace
@@ -74,8 +91,7 @@ ElementKind ElementKindForTag(std::string_view lower_case_name) {
           "th",      "thead",   "tr",       "ul",         "xmp"}) {
       kinds->emplace(tag, ElementKind::kBlock);
     }
-    for (std::string_view tag : {"head", "script", "style", "noscript",
-                                 "noembed", "noframes", "datalist"}) {
+    for (std::string_view tag : {"head", "noscript", "noembed", "noframes", "datalist"}) {
       kinds->emplace(tag, ElementKind::kHidden);
     }
     kinds->emplace("br", ElementKind::kBreak);
@@ -87,6 +103,17 @@ ElementKind ElementKindForTag(std::string_view lower_case_name) {
     kinds->emplace("meta", ElementKind::kMeta);
     kinds->emplace("frame", ElementKind::kFrame);
     kinds->emplace("iframe", ElementKind::kIframe);
+    kinds->emplace("link", ElementKind::kLink);
+    kinds->emplace("script", ElementKind::kScript);
+    kinds->emplace("style", ElementKind::kStyle);
+    kinds->emplace("img", ElementKind::kImg);
+    kinds->emplace("input", ElementKind::kInput);
+    kinds->emplace("source", ElementKind::kSource);
+    kinds->emplace("track", ElementKind::kTrack);
+    kinds->emplace("video", ElementKind::kVideo);
+    kinds->emplace("audio", ElementKind::kAudio);
+    kinds->emplace("object", ElementKind::kObject);
+    kinds->emplace("embed", ElementKind::kEmbed);
     return kinds;
   }();
   const auto it = kKinds->find(lower_case_name);
@@ -96,6 +123,7 @@ ElementKind ElementKindForTag(std::string_view lower_case_name) {
 bool ParsedHtmlBuilder::StartElement(ElementKind kind, bool html_namespace,
                                      const ElementAttributes& attributes) {
   if (HidesText(kind)) ++hidden_depth_;
+  if (extract_embeds_ && html_namespace && kind != ElementKind::kTemplate) AddEmbeds(kind, attributes);
   switch (kind) {
     case ElementKind::kBlock:
     case ElementKind::kBreak:
@@ -136,6 +164,17 @@ bool ParsedHtmlBuilder::StartElement(ElementKind kind, bool html_namespace,
       break;
     case ElementKind::kInline:
     case ElementKind::kHidden:
+    case ElementKind::kLink:
+    case ElementKind::kScript:
+    case ElementKind::kStyle:
+    case ElementKind::kImg:
+    case ElementKind::kInput:
+    case ElementKind::kSource:
+    case ElementKind::kTrack:
+    case ElementKind::kVideo:
+    case ElementKind::kAudio:
+    case ElementKind::kObject:
+    case ElementKind::kEmbed:
       break;
   }
   return true;
@@ -143,12 +182,19 @@ bool ParsedHtmlBuilder::StartElement(ElementKind kind, bool html_namespace,
 
 void ParsedHtmlBuilder::EndElement(ElementKind kind, bool html_namespace) {
   if (HidesText(kind)) --hidden_depth_;
+  if (kind == ElementKind::kStyle && in_style_) {
+    in_style_ = false;
+    AddCss(style_text_);
+    style_text_.clear();
+  }
   if (kind == ElementKind::kBlock) BreakWords();
   if (kind == ElementKind::kTitle && html_namespace) in_first_title_ = false;
 }
 
 void ParsedHtmlBuilder::Text(std::string_view text) {
-  if (in_first_title_) {
+  if (in_style_) {
+    style_text_.append(text);
+  } else if (in_first_title_) {
     AppendCollapsed(text, &out_->title, &title_space_pending_);
   } else if (extract_text_ && hidden_depth_ == 0) {
     AppendCollapsed(text, &out_->text, &text_space_pending_);
@@ -173,6 +219,81 @@ void ParsedHtmlBuilder::AddLink(LinkSource source,
     }
   }
   out_->links.push_back(RawLink{std::string(*url), source, nofollow});
+}
+
+void ParsedHtmlBuilder::AddEmbeds(ElementKind kind, const ElementAttributes& attributes) {
+  switch (kind) {
+    case ElementKind::kLink:
+      if (std::optional<std::string_view> rel = attributes.Get("rel"); rel && RelIsRequisite(*rel)) {
+        AddEmbed(EmbedSource::kLink, attributes, "href");
+        AddSrcset(EmbedSource::kLink, attributes, "imagesrcset");
+      }
+      break;
+    case ElementKind::kScript:
+      AddEmbed(EmbedSource::kScript, attributes, "src");
+      break;
+    case ElementKind::kStyle:
+      in_style_ = true;
+      break;
+    case ElementKind::kImg:
+      AddEmbed(EmbedSource::kImage, attributes, "src");
+      AddSrcset(EmbedSource::kImage, attributes, "srcset");
+      break;
+    case ElementKind::kInput:
+      // An enumerated attribute: matched ASCII case-insensitively, untrimmed.
+      if (std::optional<std::string_view> type = attributes.Get("type"); type && EqualsIgnoreCaseAscii(*type, "image")) {
+        AddEmbed(EmbedSource::kImage, attributes, "src");
+      }
+      break;
+    case ElementKind::kSource:
+      AddEmbed(EmbedSource::kSource, attributes, "src");
+      AddSrcset(EmbedSource::kSource, attributes, "srcset");
+      break;
+    case ElementKind::kTrack:
+      AddEmbed(EmbedSource::kSource, attributes, "src");
+      break;
+    case ElementKind::kVideo:
+      AddEmbed(EmbedSource::kMedia, attributes, "src");
+      AddEmbed(EmbedSource::kMedia, attributes, "poster");
+      break;
+    case ElementKind::kAudio:
+      AddEmbed(EmbedSource::kMedia, attributes, "src");
+      break;
+    case ElementKind::kObject:
+      AddEmbed(EmbedSource::kObject, attributes, "data");
+      break;
+    case ElementKind::kEmbed:
+      AddEmbed(EmbedSource::kObject, attributes, "src");
+      break;
+    default:
+      break;
+  }
+  if (std::optional<std::string_view> style = attributes.Get("style")) AddCss(*style);
+}
+
+void ParsedHtmlBuilder::AddEmbed(EmbedSource source, const ElementAttributes& attributes,
+                                 std::string_view url_attribute) {
+  // A URL attribute's value is stripped of leading and trailing ASCII
+  // whitespace before it is parsed; an empty one names no resource.
+  const std::optional<std::string_view> url = attributes.Get(url_attribute);
+  if (!url) return;
+  const std::string_view trimmed = TrimAsciiWhitespace(*url);
+  if (!trimmed.empty()) out_->embeds.push_back(RawEmbed{std::string(trimmed), source});
+}
+
+void ParsedHtmlBuilder::AddSrcset(EmbedSource source, const ElementAttributes& attributes,
+                                  std::string_view srcset_attribute) {
+  const std::optional<std::string_view> srcset = attributes.Get(srcset_attribute);
+  if (!srcset) return;
+  std::vector<std::string> urls;
+  ParseSrcset(*srcset, &urls);
+  for (std::string& url : urls) out_->embeds.push_back(RawEmbed{std::move(url), source});
+}
+
+void ParsedHtmlBuilder::AddCss(std::string_view css) {
+  std::vector<CssReference> references;
+  FindCssReferences(css, &references);
+  for (CssReference& reference : references) out_->embeds.push_back(RawEmbed{std::move(reference.url), EmbedSource::kCss});
 }
 
 void ParsedHtmlBuilder::HandleMeta(const ElementAttributes& attributes) {

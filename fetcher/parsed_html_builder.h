@@ -33,6 +33,18 @@ enum class ElementKind : uint8_t {
   kMeta,
   kFrame,
   kIframe,
+  // Page requisites (ParsedHtml::embeds); script and style also hide text.
+  kLink,
+  kScript,
+  kStyle,
+  kImg,
+  kInput,
+  kSource,
+  kTrack,
+  kVideo,
+  kAudio,
+  kObject,
+  kEmbed,
 };
 
 // The kind of the element named `lower_case_name` ("div", "a", ...).
@@ -55,8 +67,9 @@ class ElementAttributes {
 class ParsedHtmlBuilder {
  public:
   // Fills `out`, which must outlive the builder and start out empty.
-  explicit ParsedHtmlBuilder(ParsedHtml* out, bool extract_text = true)
-      : out_(out), extract_text_(extract_text) {}
+  explicit ParsedHtmlBuilder(ParsedHtml* out, bool extract_text = true,
+                             bool extract_embeds = false)
+      : out_(out), extract_text_(extract_text), extract_embeds_(extract_embeds) {}
 
   ParsedHtmlBuilder(const ParsedHtmlBuilder&) = delete;
   ParsedHtmlBuilder& operator=(const ParsedHtmlBuilder&) = delete;
@@ -75,9 +88,18 @@ class ParsedHtmlBuilder {
   void AddLink(LinkSource source, const ElementAttributes& attributes,
                std::string_view url_attribute, bool has_rel);
   void HandleMeta(const ElementAttributes& attributes);
+  void AddEmbeds(ElementKind kind, const ElementAttributes& attributes);
+  void AddEmbed(EmbedSource source, const ElementAttributes& attributes,
+                std::string_view url_attribute);
+  void AddSrcset(EmbedSource source, const ElementAttributes& attributes,
+                 std::string_view srcset_attribute);
+  void AddCss(std::string_view css);
 
   ParsedHtml* out_;
   const bool extract_text_;
+  const bool extract_embeds_;
+  bool in_style_ = false;         // inside an HTML <style>, embeds wanted
+  std::string style_text_;        // its text so far
   int hidden_depth_ = 0;          // open elements whose text is not visible
   bool in_first_title_ = false;   // inside the first HTML <title>
   bool seen_title_ = false;

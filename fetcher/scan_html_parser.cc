@@ -25,6 +25,9 @@ bool EveryYield(const ParsedHtml& parsed, Check check) {
   for (const RawLink& link : parsed.links) {
     if (!check(link.href)) return false;
   }
+  for (const RawEmbed& embed : parsed.embeds) {
+    if (!check(embed.url)) return false;
+  }
   return true;
 }
 
@@ -71,11 +74,11 @@ bool ScanHtmlParser::ParseWithoutTree(std::string_view html, ParsedHtml* out) {
     html = repaired;
   }
   ParsedHtml scanned;
-  const char* needs_tree = ScanHtmlLinks(html, &scanned);
+  const char* needs_tree = ScanHtmlLinks(html, &scanned, parser_options().extract_embeds);
   if (needs_tree == nullptr && !YieldsCleanUtf8(scanned)) {
     repaired = SanitizeUtf8(std::string(html));
     scanned = ParsedHtml();
-    needs_tree = ScanHtmlLinks(repaired, &scanned);
+    needs_tree = ScanHtmlLinks(repaired, &scanned, parser_options().extract_embeds);
   }
   if (needs_tree == nullptr && !YieldsNoControls(scanned)) needs_tree = "control character";
   if (needs_tree != nullptr) {

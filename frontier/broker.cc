@@ -72,6 +72,7 @@ Status Broker::Start() {
     spdlog::warn("--scope web without --max-pages-per-domain: one site can fill the frontier");
   }
   scope.max_depth = options_.max_depth;
+  scope.max_embed_hops = options_.max_embed_hops;
   scope.max_url_length = options_.max_url_length;
   scope.allow_patterns = options_.allow_patterns;
   scope.deny_patterns = options_.deny_patterns;
@@ -289,9 +290,13 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
   AdmissionJob job;
   if (completion.follow_links) {
     job.depth = completion.depth + 1;
+    job.parent_embed_hops = completion.embed_hops;
     job.links.reserve(report.links_size());
     for (const auto& link : report.links()) {
-      if (!link.nofollow()) job.links.emplace_back(link.url(), link.redirect_hops());
+      // A requisite outside the scope is never followed: only what it
+      // embeds (a stylesheet's references) is considered.
+      if (link.nofollow() || (completion.embed_hops > 0 && !link.embed())) continue;
+      job.links.emplace_back(link.url(), link.redirect_hops(), link.embed());
     }
   }
   counters_.links_reported += job.links.size();

@@ -194,7 +194,8 @@ void Broker::AdmitResult(AdmissionResult& result) {
     }
     ++counters_.admitted;
     spdlog::debug("admitted url={} depth={}", url.url, url.depth);
-    scheduler_->Enqueue(std::move(url.url), url.origin, url.depth, /*attempts=*/0, url.redirect_hops);
+    scheduler_->Enqueue(std::move(url.url), url.origin, url.depth, /*attempts=*/0, url.redirect_hops, url.embed_hops,
+                        /*soon=*/url.embed);
   }
   RecordParent(result.parent);
 }

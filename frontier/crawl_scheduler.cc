@@ -111,23 +111,33 @@ void CrawlScheduler::MaybeSchedule(uint32_t slot_index) {
 }
 
 void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t depth,
-                             uint32_t attempts, uint32_t redirect_hops) {
+                             uint32_t attempts, uint32_t redirect_hops, uint32_t embed_hops, bool soon) {
   const uint32_t index = SlotFor(origin);
   HostSlot& slot = slots_[index];
-  UrlRecord record{std::move(url), index, depth, attempts, slot.next_seq++, redirect_hops};
+  UrlRecord record{std::move(url), index, depth, attempts, slot.next_seq++, redirect_hops, embed_hops};
   MarkDirty(slot, index);
   ++counts_.waiting;
+  // A requisite jumps the queue when the whole queue is in RAM: seqs on
+  // disk must stay in order (loaded_seq), so behind a backlog it waits its
+  // turn like a link (and after a restart every URL does).
+  soon = soon && slot.backlog == 0 && loaded_ < options_.max_loaded;
   if (store_) {
-    store_->StageQueued(index, slot.origin, QueuedUrl{record.seq, record.url, depth, attempts, redirect_hops});
-    if (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin ||
-        loaded_ >= options_.max_loaded) {
+    store_->StageQueued(index, slot.origin,
+                        QueuedUrl{record.seq, record.url, depth, attempts, redirect_hops, embed_hops});
+    if (!soon && (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin ||
+                  loaded_ >= options_.max_loaded)) {
       ++slot.backlog;  // waits on disk, behind what is there already
       MaybeSchedule(index);
       return;
     }
   }
   slot.loaded_seq = record.seq;
-  slot.waiting.push_back(std::move(record));
+  if (soon) {
+    slot.waiting.insert(std::min<size_t>(slot.requisites_ahead, slot.waiting.size()), std::move(record));
+    ++slot.requisites_ahead;
+  } else {
+    slot.waiting.push_back(std::move(record));
+  }
   ++loaded_;
   MaybeSchedule(index);
 }
@@ -193,6 +203,7 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   item.set_url(lease.record.url);
   item.set_depth(lease.record.depth);
   item.set_redirect_hops(lease.record.redirect_hops);
+  item.set_embed_hops(lease.record.embed_hops);
   item.set_lease_id(id);
   item.set_lease_deadline_ms(static_cast<uint64_t>(clock_.WallMs() + options_.lease_ms));
   item.set_attempt(lease.record.attempts + 1);
@@ -218,6 +229,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   counts_.leased = leases_.size();
   completion.known_lease = true;
   completion.depth = lease.record.depth;
+  completion.embed_hops = lease.record.embed_hops;
   completion.url = lease.record.url;
   completion.attempts = lease.record.attempts + 1;
   const uint32_t slot_index = lease.record.origin;

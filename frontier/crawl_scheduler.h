@@ -75,6 +75,7 @@ struct Completion {
   bool known_lease = false;  // false: stale or unknown lease, report ignored
   bool follow_links = false; // true: admit report.links at depth + 1
   uint32_t depth = 0;        // depth of the reported URL
+  uint32_t embed_hops = 0;   // > 0: it is a requisite outside the scope
   std::string origin;        // origin of the reported URL
   uint32_t origin_index = 0; // its slot (= origin id in the store)
   uint64_t seq = 0;          // its queue entry
@@ -99,9 +100,11 @@ class CrawlScheduler {
   CrawlScheduler(SchedulerOptions options, const Clock& clock, UrlStore* store = nullptr);
 
   // Adds a URL that the seen set has just admitted (with a store: stages
-  // its queue entry).
+  // its queue entry). `soon`: a page requisite, put at the front of its
+  // origin's queue (behind earlier requisites) when that queue is all in
+  // RAM, so that a page's requisites are fetched soon after it.
   void Enqueue(std::string url, std::string_view origin, uint32_t depth, uint32_t attempts = 0,
-               uint32_t redirect_hops = 0);
+               uint32_t redirect_hops = 0, uint32_t embed_hops = 0, bool soon = false);
   // Re-creates an origin of a resumed crawl; origins come in id order, so
   // slot index == origin id. Its queued URLs stay on disk until leased.
   Status RestoreOrigin(const StoredOrigin& origin);

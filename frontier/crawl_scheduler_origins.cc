@@ -106,7 +106,8 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
   }
   for (QueuedUrl& url : loaded) {
     slot.loaded_seq = url.seq;
-    slot.waiting.push_back(UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq, url.redirect_hops});
+    slot.waiting.push_back(
+        UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq, url.redirect_hops, url.embed_hops});
   }
   slot.backlog -= loaded.size();
   loaded_ += loaded.size();
@@ -116,6 +117,7 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
 
 void CrawlScheduler::PopHead(HostSlot& slot) {
   slot.waiting.pop_front();
+  if (slot.requisites_ahead > 0) --slot.requisites_ahead;
   --loaded_;
 }
 

@@ -40,6 +40,14 @@ struct FrontierOptions {
   std::vector<std::string> allow_networks;  // CIDR blocks opened besides
   // Links deeper than this many hops from a seed are not followed (-1: no limit).
   int32_t max_depth = -1;
+  // Page requisites (v1::Link.embed) outside the scope: how many embeds in
+  // a row may lead out of it (0: none outside the scope). 2, because a
+  // stylesheet on another host (a CDN) is one embed away from the page and
+  // the fonts and images it references are two, and a replay needs them
+  // all; only stylesheets embed further (the fetcher reports nothing else
+  // of a requisite outside the scope), so 2 reaches no further than that.
+  // Heritrix bounds the same chains with its transclusion hops.
+  uint32_t max_embed_hops = 2;
   // Stop admitting new URLs once this many are known (0: no limit).
   uint64_t max_pages = 0;
   // Longer URLs are dropped as traps or garbage.

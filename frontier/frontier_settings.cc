@@ -32,6 +32,9 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->allow_extra_args(false);
   d.Option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
       ->capture_default_str();
+  d.Option("--embed-hops", o.max_embed_hops,
+           "Page requisites (styles, images, fonts, ...) may lead this many embeds outside the scope")
+      ->capture_default_str()->check(CLI::Range(0u, 3u));
   d.Option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")
       ->capture_default_str();
   d.Option("--max-pages-per-host", o.max_pages_per_host,

@@ -29,6 +29,9 @@ struct HostSlot {
   // waits on disk and is loaded when the head runs dry.
   UrlHead waiting;
   uint64_t backlog = 0;            // waiting URLs on disk only
+  // Requisites put at the front of `waiting` (CrawlScheduler::Enqueue
+  // `soon`): new ones go behind them, so a page's come in page order.
+  uint32_t requisites_ahead = 0;
   uint64_t loaded_seq = 0;         // every seq <= this is in RAM or leased or final
   uint64_t next_seq = 1;           // seq of the next admitted URL
   // Final states the broker has recorded in the store (with the queue

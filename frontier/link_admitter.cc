@@ -50,7 +50,10 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
     }
     Url& url = *parsed;
     url.ClearFragment();
-    if (!scope_.Reject(url, job.depth).empty()) {
+    uint32_t embed_hops = 0;
+    const std::string_view rejected = link.embed ? scope_.RejectEmbed(url, job.parent_embed_hops, &embed_hops)
+                                                 : scope_.Reject(url, job.depth);
+    if (!rejected.empty()) {
       ++result.out_of_scope;
       continue;
     }
@@ -61,7 +64,8 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
       if (in_older) result.refresh.push_back(key.fingerprint);
       continue;
     }
-    result.candidates.push_back(CandidateUrl{url.href(), url.origin_key(), job.depth, key, link.redirect_hops});
+    result.candidates.push_back(
+        CandidateUrl{url.href(), url.origin_key(), job.depth, key, link.redirect_hops, embed_hops, link.embed});
   }
   return result;
 }

@@ -42,14 +42,17 @@ struct ParentOutcome {
 // redirects taken to reach it (v1::Link.redirect_hops), kept with its URL.
 struct ReportedLink {
   // Implicit: a plain link (a string) converts.
-  ReportedLink(std::string u, uint32_t hops = 0) : url(std::move(u)), redirect_hops(hops) {}  // NOLINT
+  ReportedLink(std::string u, uint32_t hops = 0, bool is_embed = false)  // NOLINT
+      : url(std::move(u)), redirect_hops(hops), embed(is_embed) {}
   ReportedLink(const char* u) : url(u) {}  // NOLINT
   std::string url;
   uint32_t redirect_hops = 0;
+  bool embed = false;  // a page requisite (v1::Link.embed)
 };
 
 struct AdmissionJob {
   uint32_t depth = 0;              // depth the links get
+  uint32_t parent_embed_hops = 0;  // the reporting URL's (UrlRecord::embed_hops)
   std::vector<ReportedLink> links;
   std::optional<ParentOutcome> parent;
 };
@@ -60,6 +63,8 @@ struct CandidateUrl {
   uint32_t depth = 0;
   UrlKey key;  // UrlKeyOf(url)
   uint32_t redirect_hops = 0;
+  uint32_t embed_hops = 0;  // ScopePolicy::RejectEmbed
+  bool embed = false;       // a requisite: queued soon (CrawlScheduler::Enqueue)
 };
 
 struct AdmissionResult {

@@ -169,4 +169,17 @@ std::string_view ScopePolicy::Reject(const Url& url, uint32_t depth) const {
   return {};
 }
 
+std::string_view ScopePolicy::RejectEmbed(const Url& url, uint32_t parent_embed_hops, uint32_t* embed_hops) const {
+  *embed_hops = 0;
+  const auto scheme = url.scheme();
+  if (scheme != "http" && scheme != "https") return "scheme";
+  if (url.href().size() > options_.max_url_length) return "url_length";
+  if (deny_ && deny_->Matches(url.href())) return "deny";
+  const bool in_scope = HostAllowed(url.hostname()) && (!allow_ || allow_->Matches(url.href()));
+  if (in_scope) return {};
+  if (parent_embed_hops >= options_.max_embed_hops) return "embed_hops";
+  *embed_hops = parent_embed_hops + 1;
+  return {};
+}
+
 }  // namespace zcrawl::frontier

@@ -37,6 +37,9 @@ struct ScopeOptions {
   std::vector<std::string> allow_domains;  // D matches D and *.D
   bool any_host = false;                   // --scope web
   int32_t max_depth = -1;                  // -1: unlimited
+  // Page requisites outside the scope: how many embeds in a row may lead
+  // out of it (frontier_options.h has the default's reason).
+  uint32_t max_embed_hops = 2;
   uint32_t max_url_length = 2048;
   std::vector<std::string> allow_patterns;  // ERE; if any, a URL must match one
   std::vector<std::string> deny_patterns;   // ERE; a URL matching one is out
@@ -63,6 +66,14 @@ class ScopePolicy {
   // check that failed: "scheme", "url_length", "depth", "host", "deny" (a
   // deny pattern matched) or "allow" (allow patterns given, none matched).
   std::string_view Reject(const Url& url, uint32_t depth) const;
+
+  // The same for a page requisite embedded by a URL `parent_embed_hops`
+  // embeds outside the scope (0: the parent is in scope). Depth does not
+  // apply (a page's requisites are fetched whatever its depth); a host or
+  // allow-pattern miss is forgiven within max_embed_hops, and then
+  // *embed_hops is parent_embed_hops + 1 (0 when in scope). Scheme, length
+  // and deny patterns apply as to links.
+  std::string_view RejectEmbed(const Url& url, uint32_t parent_embed_hops, uint32_t* embed_hops) const;
 
  private:
   class PatternSet;  // one list of patterns, compiled (scope_policy.cc)

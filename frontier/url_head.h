@@ -32,6 +32,10 @@ class UrlHead {
       items_.insert(items_.begin(), std::move(record));
     }
   }
+  // Puts `record` `index` places behind the front (index <= size()).
+  void insert(size_t index, UrlRecord record) {
+    items_.insert(items_.begin() + static_cast<std::ptrdiff_t>(head_ + index), std::move(record));
+  }
   void pop_front() {
     items_[head_++] = UrlRecord();  // frees its URL now
     if (head_ == items_.size()) {

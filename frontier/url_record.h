@@ -25,6 +25,7 @@ struct UrlRecord {
   uint32_t attempts = 0; // fetch attempts already made
   uint64_t seq = 0;      // place in its origin's queue (UrlStore key); 0: none
   uint32_t redirect_hops = 0;  // redirects taken to reach it (v1::WorkItem)
+  uint32_t embed_hops = 0;     // a requisite this many embeds outside the scope (v1::WorkItem)
 };
 
 }  // namespace zcrawl::frontier

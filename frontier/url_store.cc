@@ -228,7 +228,8 @@ void UrlStore::StageQueued(uint32_t origin_id, std::string_view origin, const Qu
   // The origin is implied by the key: store only what follows it.
   const bool under_origin = url.url.compare(0, origin.size(), origin) == 0;
   const uint32_t hops = std::min(url.redirect_hops, kMaxStoredRedirectHops);
-  value.push_back(static_cast<char>((hops << 1) | (under_origin ? 0u : 1u)));
+  const uint32_t embed_hops = std::min(url.embed_hops, kMaxStoredEmbedHops);
+  value.push_back(static_cast<char>((embed_hops << 6) | (hops << 1) | (under_origin ? 0u : 1u)));
   value.append(under_origin ? std::string_view(url.url).substr(origin.size()) : std::string_view(url.url));
   Stage(kQueue, false, QueueKey(origin_id, url.seq), std::move(value));
 }

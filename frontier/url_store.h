@@ -77,9 +77,11 @@ struct StoredOrigin {
 };
 
 // The queue record's flags byte: bit 0 says the URL does not start with its
-// origin (stored whole); the bits above hold its redirect hops (records
-// written before they existed read as 0).
-constexpr uint32_t kMaxStoredRedirectHops = 127;
+// origin (stored whole); bits 1-5 hold its redirect hops, bits 6-7 its
+// embed hops (records written before either existed read as 0; redirect
+// hops never exceeded 21, --max-redirects' bound, so none used bits 6-7).
+constexpr uint32_t kMaxStoredRedirectHops = 31;
+constexpr uint32_t kMaxStoredEmbedHops = 3;
 
 struct QueuedUrl {
   uint64_t seq = 0;
@@ -87,6 +89,7 @@ struct QueuedUrl {
   uint32_t depth = 0;
   uint32_t attempts = 0;
   uint32_t redirect_hops = 0;  // at most kMaxStoredRedirectHops is kept
+  uint32_t embed_hops = 0;     // at most kMaxStoredEmbedHops is kept
 };
 
 struct SeenEntry {

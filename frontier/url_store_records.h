@@ -78,7 +78,8 @@ inline bool DecodeQueued(std::string_view origin, std::string_view key, std::str
   }
   const auto flags = static_cast<uint8_t>(value[offset++]);
   const bool under_origin = (flags & 1) == 0;
-  url->redirect_hops = flags >> 1;
+  url->redirect_hops = (flags >> 1) & kMaxStoredRedirectHops;
+  url->embed_hops = flags >> 6;
   url->url = under_origin ? std::string(origin) : std::string();
   url->url.append(value.substr(offset));
   url->depth = static_cast<uint32_t>(depth);

@@ -149,6 +149,11 @@ class Launcher {
     derive("--no-text", !wants_text);
     derive("--no-page-links", !wants_text && !wants_warc);  // the files sink lists no links
     derive("--no-request-headers", !wants_warc);
+    // Archives replay pages with what they embed (fetcher_options.h).
+    if (wants_warc && !forwarded_.Given("fetcher", "--page-requisites") &&
+        !forwarded_.Given("fetcher", "--no-page-requisites")) {
+      fetcher_args.push_back("--page-requisites");
+    }
     for (uint32_t i = 0; i < options_.fetchers; ++i) {
       children_.push_back(
           std::make_unique<ChildProcess>("fetcher-" + std::to_string(i + 1), fetcher_args));

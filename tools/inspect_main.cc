@@ -4,6 +4,8 @@
 //   url:    stdin lines "BASE<TAB>HREF" -> the absolute URL fetched, or "invalid"
 //   robots: --agent UA FILE; stdin URLs -> "allow" / "disallow"
 //   links:  BASE_URL; stdin HTML -> the absolute http(s) links, one per line
+//   embeds: BASE_URL; stdin HTML (or a stylesheet, --css) -> the page
+//           requisites the fetcher reports, absolute, one per line
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -57,18 +59,29 @@ int InspectRobots(const std::string& agent, const std::string& file) {
   return RunInspectRobots(body.str(), agent, std::cin, std::cout);
 }
 
-int InspectLinks(const std::string& base_url, const std::string& parser_name) {
+// `links` or `embeds` of stdin, a page at `base_url` (or a stylesheet).
+int InspectLinks(const std::string& base_url, const std::string& parser_name, bool embeds, bool css) {
+  const char* const command = embeds ? "inspect embeds" : "inspect links";
   auto base = Url::Parse(base_url);
   if (!base.ok()) {
-    std::cerr << "inspect links: bad base URL: " << base.status().message() << "\n";
+    std::cerr << command << ": bad base URL: " << base.status().message() << "\n";
     return 2;
   }
   std::stringstream html;
   html << std::cin.rdbuf();
-  auto parser = fetcher::MakeHtmlParser(parser_name);
+  auto parser = fetcher::MakeHtmlParser(parser_name, fetcher::HtmlParserOptions{.extract_embeds = embeds});
   if (!parser) {
-    std::cerr << "inspect links: unknown parser " << parser_name << "\n";
+    std::cerr << command << ": unknown parser " << parser_name << "\n";
     return 2;
+  }
+  if (css) {
+    std::string out;
+    for (const auto& embed : fetcher::ResolveCssReferences(html.str(), *base).embeds) {
+      out += embed.url();
+      out += '\n';
+    }
+    std::cout << out;
+    return 0;
   }
   std::string text = html.str();
   const std::string charset = fetcher::DetectCharset("", text);
@@ -77,7 +90,7 @@ int InspectLinks(const std::string& base_url, const std::string& parser_name) {
   fetcher::ParsedHtml parsed = parser->Parse(utf8);
   auto resolved = fetcher::ResolveLinks(parsed, *base, /*ignore_nofollow=*/true);
   std::string out;
-  for (const auto& link : resolved.links) {
+  for (const auto& link : embeds ? resolved.embeds : resolved.links) {
     out += link.url();
     out += '\n';
   }
@@ -86,7 +99,7 @@ int InspectLinks(const std::string& base_url, const std::string& parser_name) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app{"zcrawl inspect: see what the crawler makes of URLs, robots.txt and HTML"};
+  CLI::App app{"zcrawl inspect: see what the crawler makes of URLs, robots.txt, HTML and CSS"};
   app.require_subcommand(1);
   auto* url = app.add_subcommand("url", "stdin: BASE<TAB>HREF lines; prints the URL fetched or 'invalid'");
   std::string agent = "zcrawl";
@@ -99,6 +112,11 @@ int Main(int argc, char** argv) {
   auto* links = app.add_subcommand("links", "stdin: an HTML document; prints its absolute links");
   links->add_option("base_url", base, "URL of the document")->required();
   links->add_option("--parser", parser, "gumbo, myhtml or scan")->capture_default_str();
+  bool css = false;
+  auto* embeds = app.add_subcommand("embeds", "stdin: an HTML document; prints the page requisites it embeds");
+  embeds->add_option("base_url", base, "URL of the document")->required();
+  embeds->add_option("--parser", parser, "gumbo, myhtml or scan")->capture_default_str();
+  embeds->add_flag("--css", css, "stdin is a stylesheet: prints its url() and @import references");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -107,7 +125,8 @@ int Main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   if (*url) return InspectUrl();
   if (*robots) return InspectRobots(agent, robots_file);
-  if (*links) return InspectLinks(base, parser);
+  if (*links) return InspectLinks(base, parser, /*embeds=*/false, /*css=*/false);
+  if (*embeds) return InspectLinks(base, parser, /*embeds=*/true, css);
   return 2;
 }
 

@@ -114,7 +114,7 @@ std::string WarcMetadataBlock(const v1::Page& page) {
   std::string block;
   block.reserve(bytes);
   for (const v1::Link& link : page.links()) {
-    block += "outlink: ";
+    block += link.embed() ? "embed: " : "outlink: ";
     AppendHeaderValue(block, link.url());
     block += "\r\n";
   }

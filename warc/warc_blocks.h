@@ -34,8 +34,8 @@ std::string WarcHttpResponseHead(const v1::Page& page, size_t body_size);
 // from `target_uri` (the record's WARC-Target-URI).
 std::string WarcRequestBlock(const v1::Page& page, std::string_view target_uri);
 
-// The metadata record's block: one "outlink: URL" line per link (values
-// made safe as above); empty for a page without links, which gets no
+// The metadata record's block: one "outlink: URL" line per link and one
+// "embed: URL" line per page requisite (values made safe as above); empty for a page without links, which gets no
 // metadata record.
 std::string WarcMetadataBlock(const v1::Page& page);
 

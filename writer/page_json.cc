@@ -48,8 +48,22 @@ std::string PageJson(const v1::Page& page, const std::string* body) {
   json.Key("title").String(page.title());
   json.Key("text").String(page.text());
   json.Key("outlinks").BeginArray();
-  for (const v1::Link& link : page.links()) json.String(link.url());
+  bool embeds = false;
+  for (const v1::Link& link : page.links()) {
+    if (link.embed()) {
+      embeds = true;
+    } else {
+      json.String(link.url());
+    }
+  }
   json.EndArray();
+  if (embeds) {  // only with page requisites on: the key is absent otherwise
+    json.Key("embeds").BeginArray();
+    for (const v1::Link& link : page.links()) {
+      if (link.embed()) json.String(link.url());
+    }
+    json.EndArray();
+  }
   json.Key("redirects").BeginArray();
   for (const v1::Redirect& redirect : page.redirects()) {
     json.BeginObject();
