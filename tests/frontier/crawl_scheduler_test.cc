@@ -55,12 +55,42 @@ class CrawlSchedulerTest : public ::testing::TestWithParam<bool> {
   std::unique_ptr<UrlStore> store_;
 };
 
+// A page's requisites go to the front of its origin's queue while that
+// queue is all in RAM (page order among them); behind a backlog on disk
+// they keep their seq's place. Each URL is leased once either way, and a
+// requisite's embed hops travel with its lease.
+TEST_P(CrawlSchedulerTest, RequisitesJumpAQueueHeldInRam) {
+  auto s = Make(0, 10);
+  s.Enqueue("http://a/page1", "http://a", 0);
+  s.Enqueue("http://a/style.css", "http://a", 1, 0, 0, /*embed_hops=*/0, /*soon=*/true);
+  s.Enqueue("http://a/font.woff2", "http://a", 1, 0, 0, /*embed_hops=*/2, /*soon=*/true);
+  std::vector<std::string> urls;
+  uint32_t font_hops = 99;
+  for (int round = 0; round < 3 && urls.size() < 3; ++round) {
+    for (const auto& item : s.Lease("f", 10)) {
+      urls.push_back(item.url());
+      if (item.url() == "http://a/font.woff2") font_hops = item.embed_hops();
+      EXPECT_TRUE(s.Complete("f", Report(item)).known_lease);
+    }
+  }
+  if (disk_backed()) {
+    // One URL in the head and two in RAM at most: the stylesheet fits in
+    // front, the font waits on disk behind the page.
+    EXPECT_EQ(urls, (std::vector<std::string>{"http://a/style.css", "http://a/page1", "http://a/font.woff2"}));
+  } else {
+    EXPECT_EQ(urls, (std::vector<std::string>{"http://a/style.css", "http://a/font.woff2", "http://a/page1"}));
+  }
+  EXPECT_EQ(font_hops, 2u);
+  EXPECT_TRUE(s.Drained());
+}
+
 INSTANTIATE_TEST_SUITE_P(Queues, CrawlSchedulerTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "disk" : "memory";
                          });
 
 TEST_P(CrawlSchedulerTest, LeasesInAdmissionOrderAndFinishesWhenAllReported) {
+  // (see below for requisites, which may jump the queue)
   auto s = Make();
   s.Enqueue("http://a/1", "http://a", 0);
   s.Enqueue("http://a/2", "http://a", 1);

@@ -19,6 +19,45 @@ ScopeOptions SeedHostA() {
   return options;
 }
 
+// Requisites skip the depth limit and may leave the scope for
+// --embed-hops embeds in a row; links may not.
+TEST(LinkAdmitterTest, RequisitesLeaveTheScopeForAFewEmbedsAndIgnoreDepth) {
+  ScopeOptions options = SeedHostA();
+  options.max_embed_hops = 2;
+  ScopePolicy scope(options);
+  KnownUrlCache known(1 << 20);
+  LinkAdmitter admitter(scope, known, 1);
+  AdmissionJob job;
+  job.depth = 9;  // past max_depth 3
+  job.links = {
+      ReportedLink("http://a.test/deep-page"),
+      ReportedLink("http://a.test/s.css", 0, /*is_embed=*/true),
+      ReportedLink("http://cdn.test/s.css", 0, /*is_embed=*/true),
+      ReportedLink("ftp://cdn.test/x", 0, /*is_embed=*/true),
+  };
+  AdmissionResult result = admitter.Admit(job);
+  ASSERT_EQ(result.candidates.size(), 2u);
+  EXPECT_EQ(result.out_of_scope, 2u) << "the deep link and the ftp requisite";
+  EXPECT_EQ(result.candidates[0].url, "http://a.test/s.css");
+  EXPECT_EQ(result.candidates[0].embed_hops, 0u);
+  EXPECT_TRUE(result.candidates[0].embed);
+  EXPECT_EQ(result.candidates[1].url, "http://cdn.test/s.css");
+  EXPECT_EQ(result.candidates[1].embed_hops, 1u);
+
+  // What the CDN's stylesheet references: one hop more, then no further.
+  job.links = {ReportedLink("http://cdn.test/font.woff2", 0, true), ReportedLink("http://a.test/back.png", 0, true)};
+  job.parent_embed_hops = 1;
+  result = admitter.Admit(job);
+  ASSERT_EQ(result.candidates.size(), 2u);
+  EXPECT_EQ(result.candidates[0].embed_hops, 2u);
+  EXPECT_EQ(result.candidates[1].embed_hops, 0u) << "back in scope";
+  job.parent_embed_hops = 2;
+  result = admitter.Admit(job);
+  ASSERT_EQ(result.candidates.size(), 1u);
+  EXPECT_EQ(result.candidates[0].url, "http://a.test/back.png");
+  EXPECT_EQ(result.out_of_scope, 1u);
+}
+
 TEST(LinkAdmitterTest, SortsEachLinkIntoCandidateInvalidOutOfScopeOrKnown) {
   ScopePolicy scope(SeedHostA());
   KnownUrlCache known(1 << 20);

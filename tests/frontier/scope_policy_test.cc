@@ -71,6 +71,27 @@ ScopePolicy MustCreate(ScopeOptions options) {
   return std::move(policy).value();
 }
 
+TEST(ScopePolicyTest, RequisitesForgiveHostAndAllowWithinTheirHopsButNotDeny) {
+  ScopeOptions options;
+  options.seed_hosts = {"example.com"};
+  options.max_depth = 0;
+  options.max_embed_hops = 1;
+  options.allow_patterns = {"^https?://example\\.com/docs/"};
+  options.deny_patterns = {"\\.exe$"};
+  ScopePolicy scope = MustCreate(options);
+  uint32_t hops = 9;
+  EXPECT_TRUE(scope.RejectEmbed(U("http://example.com/docs/s.css"), 0, &hops).empty());
+  EXPECT_EQ(hops, 0u);
+  EXPECT_TRUE(scope.RejectEmbed(U("http://example.com/static/s.css"), 0, &hops).empty()) << "outside allow";
+  EXPECT_EQ(hops, 1u);
+  EXPECT_TRUE(scope.RejectEmbed(U("http://cdn.net/s.css"), 0, &hops).empty());
+  EXPECT_EQ(hops, 1u);
+  EXPECT_EQ(scope.RejectEmbed(U("http://cdn.net/font.woff2"), 1, &hops), "embed_hops");
+  EXPECT_EQ(scope.RejectEmbed(U("http://example.com/docs/tool.exe"), 0, &hops), "deny");
+  EXPECT_EQ(scope.RejectEmbed(U("ftp://example.com/docs/x.png"), 0, &hops), "scheme");
+  EXPECT_EQ(scope.Reject(U("http://example.com/docs/s.css"), 1), "depth") << "links keep the depth limit";
+}
+
 TEST(ScopePolicyTest, DenyPatternDropsMatchingUrlsOnly) {
   auto scope = MustCreate(PatternOptions({}, {"/calendar/", "[?&]sessionid="}));
   EXPECT_EQ(scope.Reject(U("http://h/calendar/2024/01"), 0), "deny");

@@ -27,6 +27,33 @@ std::unique_ptr<UrlStore> OpenOrDie(const std::string& dir, bool fresh = false) 
   return store.ok() ? std::move(*store) : nullptr;
 }
 
+// The flags byte holds redirect hops and embed hops side by side: the
+// largest of each survives, and neither leaks into the other.
+TEST(UrlStoreTest, RedirectAndEmbedHopsShareTheFlagsByte) {
+  const std::string dir = MakeTempDir("url_store_hops");
+  {
+    auto store = OpenOrDie(dir);
+    ASSERT_TRUE(store);
+    store->StageQueued(0, "http://a.test", {1, "http://a.test/r", 0, 0, 21, 0});
+    store->StageQueued(0, "http://a.test", {2, "http://cdn.test/f.woff2", 1, 0, 0, 2});
+    store->StageQueued(0, "http://a.test", {3, "http://a.test/both", 1, 0, kMaxStoredRedirectHops, kMaxStoredEmbedHops});
+    store->StageOrigin({0, "http://a.test", 4, 0, 0});
+    ASSERT_TRUE(store->Write(/*sync=*/true).ok());
+  }
+  auto store = OpenOrDie(dir);
+  ASSERT_TRUE(store);
+  std::vector<QueuedUrl> queue;
+  ASSERT_TRUE(store->LoadQueue(0, "http://a.test", 0, 10, &queue).ok());
+  ASSERT_EQ(queue.size(), 3u);
+  EXPECT_EQ(queue[0].redirect_hops, 21u);
+  EXPECT_EQ(queue[0].embed_hops, 0u);
+  EXPECT_EQ(queue[1].redirect_hops, 0u);
+  EXPECT_EQ(queue[1].embed_hops, 2u);
+  EXPECT_EQ(queue[1].url, "http://cdn.test/f.woff2");
+  EXPECT_EQ(queue[2].redirect_hops, kMaxStoredRedirectHops);
+  EXPECT_EQ(queue[2].embed_hops, kMaxStoredEmbedHops);
+}
+
 TEST(UrlStoreTest, QueuesSeenEntriesOriginsAndMetaSurviveReopening) {
   const std::string dir = MakeTempDir("url_store");
   {
