@@ -67,6 +67,7 @@ CurlTransfer::CurlTransfer(const HttpOptions& options) : options_(options), curl
 CurlTransfer::~CurlTransfer() {
   if (curl_) curl_easy_cleanup(curl_);
   curl_slist_free_all(resolve_);
+  curl_slist_free_all(request_headers_);
 }
 
 void CurlTransfer::SetFixedOptions() {
@@ -139,6 +140,9 @@ void CurlTransfer::Begin(const HttpRequest& request, HttpResponse* response) {
     response->error = "curl_easy_init failed";
     return;
   }
+  curl_slist_free_all(request_headers_);
+  request_headers_ = nullptr;
+  for (const std::string& header : request.headers) request_headers_ = curl_slist_append(request_headers_, header.c_str());
   BeginHop(request.url);
 }
 
@@ -156,6 +160,7 @@ void CurlTransfer::BeginHop(const std::string& url) {
   refusal_.clear();
   error_[0] = '\0';
   curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
+  curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, hops_ == 0 ? request_headers_ : nullptr);
   curl_easy_setopt(curl_, CURLOPT_FOLLOWLOCATION, request_.follow_any_redirect ? 1L : 0L);
 }
 

@@ -67,6 +67,7 @@ class CurlTransfer {
   size_t header_bytes_ = 0;  // of the current response's header section
   std::string refusal_;  // why the guard refused an address in this hop
   curl_slist* resolve_ = nullptr;  // options_.resolve, for CURLOPT_RESOLVE
+  curl_slist* request_headers_ = nullptr;  // HttpRequest::headers of the request in progress
   char error_[CURL_ERROR_SIZE] = {};
 };
 

@@ -28,6 +28,10 @@ struct HttpRequest {
   // Redirects taken before this request (WorkItem.redirect_hops): they
   // count against max_redirects, so a chain across origins is bounded too.
   uint32_t redirects_before = 0;
+  // Request headers besides libcurl's own ("Name: value"), sent to the
+  // first URL only: the conditional headers of a recrawl
+  // (WorkItem.previous) speak of it, not of where it redirects.
+  std::vector<std::string> headers;
 };
 
 struct HttpResponse {

@@ -66,6 +66,14 @@ HttpRequest PageProcessor::RequestFor(const v1::WorkItem& item) {
   HttpRequest request;
   request.url = item.url();
   request.redirects_before = item.redirect_hops();
+  // A recrawl asks whether the earlier capture still stands (RFC 9110
+  // 13.1: a server that knows the ETag answers by it and ignores the date).
+  if (item.has_previous()) {
+    if (!item.previous().etag().empty()) request.headers.push_back("If-None-Match: " + item.previous().etag());
+    if (!item.previous().last_modified().empty()) {
+      request.headers.push_back("If-Modified-Since: " + item.previous().last_modified());
+    }
+  }
   if (item.robots_only()) {
     request.follow_any_redirect = true;
     request.max_body_bytes = kMaxRobotsBytes;
@@ -116,7 +124,11 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   // nothing but a stylesheet's own references: it is never followed.
   const bool outside_embed = item.embed_hops() > 0;
   const bool css = options_.page_requisites && IsCssContentType(media_type);
-  if (!html && !options_.store_non_html && !outside_embed) {
+  // "Not modified" to a recrawl's conditional request: the earlier capture
+  // stands, and this answer is stored as saying so (Page.not_modified_since).
+  const bool not_modified = response.http_status == 304 && item.has_previous() &&
+                            (!item.previous().etag().empty() || !item.previous().last_modified().empty());
+  if (!html && !options_.store_non_html && !outside_embed && !not_modified) {
     report.set_status(v1::FETCH_STATUS_SKIPPED_CONTENT);
     report.set_error("content type " + media_type);
     return outcome;
@@ -127,7 +139,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   // server sent it (an archive keeps what was served), but yields no URLs:
   // logged and counted, never silently.
   SitemapContent sitemap;
-  if (!html && !css && !outside_embed) {
+  if (!html && !css && !outside_embed && !not_modified) {
     sitemap = ReadSitemap(response.body);
     if (!sitemap.gzip_error.empty()) {
       outcome.sitemap_gzip_error = true;
@@ -145,6 +157,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   page.set_http_status(response.http_status);
   page.set_content_type(media_type);
   page.set_fetched_at_ms(clock_.WallMs());
+  if (not_modified) *page.mutable_not_modified_since() = item.previous();
   page.set_depth(item.depth());
   page.set_ip_address(response.ip_address);
   page.set_http_version(response.http_version);
@@ -152,7 +165,9 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   page.set_body_truncated(response.body_truncated);
   *page.mutable_timings() = response.timings;
   // Before the headers move into the page: the charset may come from them.
-  if (css) {
+  if (not_modified) {
+    // no body: nothing to take from it
+  } else if (css) {
     if (auto sheet_url = Url::Parse(response.final_url); sheet_url.ok()) {
       for (auto& embed : ResolveCssReferences(response.body, *sheet_url).embeds) *page.add_links() = std::move(embed);
     }

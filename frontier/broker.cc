@@ -112,7 +112,7 @@ Status Broker::Start() {
   for (const auto& seed : seeds) job.links.push_back(seed.href());
   AdmissionResult result = admitter_->Admit(job);
   AdmitResult(result);
-  return Status::Ok();
+  return LoadRecrawlList();
 }
 
 bool Broker::Send(Peer& peer, v1::Envelope& envelope) {

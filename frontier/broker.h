@@ -89,6 +89,9 @@ class Broker {
   void MarkSeen(const std::string& url);
   void CommitState(bool force);
   void AdmitResult(AdmissionResult& result);
+  // Admits the recrawl list's captures and stores their validators, once
+  // per state (broker_recrawl.cc).
+  Status LoadRecrawlList();
   void Dispatch();
   void Maintain();  // heartbeats, dead peers, lease expiry
   // A source of the space wait changed (`detail` empty: it has room).

@@ -27,6 +27,7 @@ SchedulerOptions ToSchedulerOptions(const FrontierOptions& o) {
   s.retries = o.retries;
   s.retry_base_ms = o.retry_base_ms;
   s.max_loaded = MemoryBudget::ForMb(o.memory_mb).head_urls;
+  s.recrawl = !o.recrawl_list.empty();
   return s;
 }
 

@@ -208,6 +208,13 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   item.set_lease_deadline_ms(static_cast<uint64_t>(clock_.WallMs() + options_.lease_ms));
   item.set_attempt(lease.record.attempts + 1);
   item.set_robots_only(lease.robots_only);
+  if (options_.recrawl && store_ && !lease.robots_only) {
+    std::string validators;
+    if (store_->GetValidators(UrlKeyOf(lease.record.url), &validators) &&
+        !item.mutable_previous()->ParseFromString(validators)) {
+      item.clear_previous();  // a damaged entry costs the condition, not the fetch
+    }
+  }
   ++slot.in_flight;
   lease_deadlines_.push({lease.deadline_ms, id});
   leases_.emplace(id, std::move(lease));

@@ -42,6 +42,9 @@ namespace zcrawl::frontier {
 
 // The defaults are the frontier's own (FrontierOptions): one definition.
 struct SchedulerOptions {
+  // A recrawl: each lease carries the URL's validators from the store
+  // (UrlStore::GetValidators), one point read per lease.
+  bool recrawl = false;
   int64_t delay_ms = FrontierOptions{}.delay_ms;
   uint32_t per_host = FrontierOptions{}.per_host;
   bool obey_robots = FrontierOptions{}.obey_robots;

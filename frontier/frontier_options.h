@@ -20,6 +20,13 @@ struct FrontierOptions {
   std::vector<std::string> seeds;
   // A seed list file (common/seed_list.h), read at start beside `seeds`.
   std::string seeds_file;
+  // A recrawl's list (JSON lines: url, depth, and what revalidates it:
+  // etag, last_modified, fetched_at_ms, payload_digest), written by
+  // `./run crawl --recrawl` from an earlier crawl's indexes. Each URL is
+  // admitted as the earlier crawl had it (at its depth, past the depth
+  // limit and the host scope as a requisite would be) and leased with its
+  // validators, so the fetcher asks conditionally. Read once per state.
+  std::string recrawl_list;
 
   // --- Scope ---
   // "seeds": the seeds' hosts plus allow_domains. "web": any http(s) host

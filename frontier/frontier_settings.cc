@@ -7,6 +7,9 @@ namespace zcrawl::frontier {
 void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   // Positional seeds are "urls" in a TOML config; "seeds" is the file.
   d.Option("urls", o.seeds, "Seed URLs (http or https)");
+  d.Option("--recrawl-list", o.recrawl_list,
+           "JSON lines of an earlier crawl's captures to fetch again conditionally (./run crawl --recrawl writes it)")
+      ->check(CLI::ExistingFile);
   d.Option("--seeds", o.seeds_file,
            "File of seed URLs, one a line, # comments, - for stdin (bad lines are reported and skipped)");
   d.Option("--bind", o.bind, "Endpoint to bind for fetchers, writer and tools (several: comma-separated)")

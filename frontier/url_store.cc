@@ -326,6 +326,18 @@ void UrlStore::SetMeta(const std::string& key, const std::string& value) {
   Stage(kMeta, false, key, value);
 }
 
+namespace {
+std::string ValidatorsKey(const UrlKey& key) { return "validators/" + SeenKey(key.site, key.fingerprint); }
+}  // namespace
+
+void UrlStore::StageValidators(const UrlKey& key, std::string value) {
+  Stage(kMeta, false, ValidatorsKey(key), std::move(value));
+}
+
+bool UrlStore::GetValidators(const UrlKey& key, std::string* value) {
+  return db_->Get(rocksdb::ReadOptions(), families_[kMeta], ValidatorsKey(key), value).ok();
+}
+
 std::string UrlStore::GetMeta(const std::string& key) {
   std::string value;
   if (!db_->Get(rocksdb::ReadOptions(), families_[kMeta], key, &value).ok()) return "";

@@ -166,6 +166,15 @@ class UrlStore {
   void SetMeta(const std::string& key, const std::string& value);
   std::string GetMeta(const std::string& key);
 
+  // --- a recrawl's validators (frontier_options.h recrawl_list) ---
+  // In the meta family under "validators/" + the URL's seen key: a recrawl
+  // is rare, and a family of its own would make every older state fail to
+  // open read-only. `value` is a serialised v1::Validators.
+  void StageValidators(const UrlKey& key, std::string value);
+  // The validators of `key` as last written (staged ones are not seen:
+  // the recrawl list is flushed before any lease); false when none.
+  bool GetValidators(const UrlKey& key, std::string* value);
+
   // Hands everything staged to the store's writer thread (store_writer.h),
   // which applies it as one atomic batch after the previous one; `sync`
   // also fsyncs the WAL. Returns at once: an error is that of the previous

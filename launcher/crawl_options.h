@@ -26,6 +26,9 @@ struct CrawlOptions {
   uint32_t max_restarts = 20;
   // After the frontier finished, how long the others may take to exit.
   int64_t exit_grace_ms = 15000;
+  // An earlier crawl's output folder to crawl again (recrawl.h): every URL
+  // it captured, asked conditionally, into a new --out.
+  std::string recrawl;
 
   // The components' settings as the user gave them (defaults otherwise);
   // the launcher reads a few (output folder, format, metrics port).

@@ -21,6 +21,10 @@ void DeclareCrawlSettings(CLI::App& app, CrawlOptions& o, ForwardedSettings& for
                  "After the crawl finished, how long the processes may take to exit")
       ->capture_default_str()->check(CLI::Range(int64_t{100}, int64_t{600000}));
   app.add_flag("--fresh", o.fresh, "Delete an earlier crawl's state and output in --out, start over");
+  app.add_option("--recrawl", o.recrawl,
+                 "Crawl again what the crawl in this folder captured, asking servers whether each page "
+                 "changed (If-None-Match, If-Modified-Since); output goes to --out, a new folder")
+      ->check(CLI::ExistingDirectory);
   for (CLI::Option* own : app.get_options()) {
     if (own->get_group() == "Options" && own->get_single_name() != "help") own->group("Crawl");
   }
@@ -31,7 +35,8 @@ void DeclareCrawlSettings(CLI::App& app, CrawlOptions& o, ForwardedSettings& for
       app, "frontier", "Frontier (scope, politeness, retries, state)",
       {{"--bind", kWithheld}, {"--state", kWithheld}, {"--fresh", kWithheld},
        {"--summary-file", kWithheld}, {"--stay", kWithheld}, {"--curve-key", kWithheld},
-       {"--curve-allow", kWithheld}, {"--insecure", kWithheld}, {"--seeds", kManaged}},
+       {"--curve-allow", kWithheld}, {"--insecure", kWithheld}, {"--seeds", kManaged},
+       {"--recrawl-list", kWithheld}},
       forwarded);
   frontier::DeclareFrontierSettings(frontier_settings, o.frontier);
   ComponentSettings fetcher_settings(

@@ -13,6 +13,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "launcher/recrawl.h"
+
 #include "common/cli_config.h"
 #include "common/clock.h"
 #include "common/seed_list.h"
@@ -117,6 +119,17 @@ class Launcher {
     std::vector<std::string> frontier_args = {
         bin + "/zcrawl-frontier", "--bind", frontier_local + "," + frontier_endpoint, "--state", state_dir,
         "--summary-file", summary_file_, "--seeds=" + seeds_file};
+    if (!options_.recrawl.empty()) {
+      const std::string list = state_dir + "/recrawl.jsonl";
+      Result<uint64_t> written = WriteRecrawlList(options_.recrawl, list);
+      if (!written.ok()) {
+        Say("crawl: --recrawl: %s\n", written.status().message().c_str());
+        return 2;
+      }
+      Say("crawl: recrawling %llu captures of %s\n", static_cast<unsigned long long>(*written),
+          options_.recrawl.c_str());
+      frontier_args.push_back("--recrawl-list=" + list);
+    }
     Append(frontier_args, forwarded_.ArgsFor("frontier"));
     if (!level_given) frontier_args.push_back("--log-level=" + log_level);
     children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
@@ -124,6 +137,13 @@ class Launcher {
     std::vector<std::string> writer_args = {bin + "/zcrawl-writer", "--bind", writer_local + "," + writer_endpoint,
                                             "--frontier", frontier_local, "--out", out_dir};
     Append(writer_args, forwarded_.ArgsFor("writer"));
+    // A recrawl's repeats of the earlier crawl's payloads are revisits too.
+    if (!options_.recrawl.empty() && !forwarded_.Given("writer", "--dedup-index") &&
+        !forwarded_.Given("writer", "--no-warc-dedup")) {
+      for (const std::string& index : RecrawlDedupIndexes(options_.recrawl)) {
+        writer_args.push_back("--dedup-index=" + index);
+      }
+    }
     if (!level_given) writer_args.push_back("--log-level=" + log_level);
     // --metrics-port serves the frontier's metrics; the writer's go on the
     // next port unless --writer-metrics-port says otherwise.
@@ -437,6 +457,18 @@ std::vector<std::string> CollectSeeds(const CrawlOptions& options) {
       fprintf(stderr, "crawl: ... and %zu more bad seed lines skipped\n", list->errors.size() - kShown);
     }
     seeds.insert(seeds.end(), list->urls.begin(), list->urls.end());
+  }
+  if (!options.recrawl.empty()) {
+    if (Status s = CheckRecrawlFolders(options.recrawl, options.writer.sink.out_dir); !s.ok()) {
+      fprintf(stderr, "crawl: %s\n", s.message().c_str());
+      return {};
+    }
+    auto earlier = RecrawlSeeds(options.recrawl);
+    if (!earlier.ok()) {
+      fprintf(stderr, "crawl: --recrawl: %s\n", earlier.status().message().c_str());
+      return {};
+    }
+    seeds.insert(seeds.end(), earlier->begin(), earlier->end());
   }
   if (seeds.empty()) fprintf(stderr, "crawl: give at least one seed URL, or --seeds FILE (see --help)\n");
   return seeds;

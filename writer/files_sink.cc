@@ -1,5 +1,7 @@
 #include "writer/files_sink.h"
 
+#include "writer/page_validators.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -161,8 +163,12 @@ bool FilesSink::EnsureDir(const std::string& dir) {
 
 Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (index_fd_ < 0) return InternalError("files sink not open");
-  auto file = StoreBody(page, payload.body);
+  // A recrawl's "not modified": no file; the line says the earlier
+  // capture stands.
+  const bool unchanged = page.has_not_modified_since();
+  Result<std::string> file = unchanged ? Result<std::string>(std::string()) : StoreBody(page, payload.body);
   if (!file.ok()) return file.status();
+  const PageValidators validators = PageValidatorsOf(page);
   JsonWriter json;
   json.BeginObject()
       .Key("url").String(page.url())
@@ -172,8 +178,14 @@ Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
       .Key("bytes").Uint(payload.body.size())
       .Key("depth").Uint(page.depth())
       .Key("fetched_at_ms").Int(page.fetched_at_ms())
-      .Key("file").String(*file)
-      .EndObject();
+      .Key("file").String(*file);
+  if (!validators.etag.empty()) json.Key("etag").String(validators.etag);
+  if (!validators.last_modified.empty()) json.Key("last_modified").String(validators.last_modified);
+  if (unchanged) {
+    json.Key("unchanged").Bool(true);
+    json.Key("previous_fetched_at_ms").Int(page.not_modified_since().fetched_at_ms());
+  }
+  json.EndObject();
   index_buffer_ += json.str();
   index_buffer_ += '\n';
   return Status::Ok();

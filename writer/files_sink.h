@@ -1,7 +1,9 @@
 // FilesSink: one file per page under out_dir, laid out like the site
 // (out_dir/HOST[_PORT]/path/to/page), plus out_dir/index.jsonl with one line
 // per page: url, final_url, status, content_type, bytes, depth, fetched_at,
-// file (relative to out_dir).
+// file (relative to out_dir), etag and last_modified when the response had
+// them (a recrawl sends them back: page_validators.h). A recrawl's 304 gets
+// no file: its line has file "", unchanged true and previous_fetched_at_ms.
 //
 // Safety: every path segment is sanitised ("", ".", ".." and characters
 // unsafe in file names are replaced), so no URL can escape out_dir. Files

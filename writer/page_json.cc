@@ -64,6 +64,10 @@ std::string PageJson(const v1::Page& page, const std::string* body) {
     }
     json.EndArray();
   }
+  if (page.has_not_modified_since()) {  // a recrawl's 304: the earlier capture stands
+    json.Key("unchanged").Bool(true);
+    json.Key("previous_fetched_at_ms").Int(page.not_modified_since().fetched_at_ms());
+  }
   json.Key("redirects").BeginArray();
   for (const v1::Redirect& redirect : page.redirects()) {
     json.BeginObject();

@@ -7,7 +7,8 @@
 // joined with ", " under its first spelling; lossy for Set-Cookie),
 // content_type, charset, fetched_at (RFC 3339 UTC with milliseconds, null
 // when the fetcher gave no time), depth, title, text, outlinks (array of
-// URLs), embeds (array of URLs; only with page requisites on), redirects (array of {from, status, location}) and, only when a
+// URLs), embeds (array of URLs; only with page requisites on), unchanged
+// and previous_fetched_at_ms (only for a recrawl's 304), redirects (array of {from, status, location}) and, only when a
 // body is given (SinkOptions::jsonl_body), body (base64 of the decoded body) plus
 // body_truncated when the fetcher cut it. Strings are always valid JSON:
 // invalid UTF-8 becomes U+FFFD (common/json_writer.h).

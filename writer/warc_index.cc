@@ -26,7 +26,8 @@ WarcIndex::~WarcIndex() { Close(); }
 Status WarcIndex::Open() { return TruncateTornLine(path_); }
 
 void WarcIndex::Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length,
-                    std::string_view cdxj, uint32_t depth, std::string_view title) {
+                    std::string_view cdxj, uint32_t depth, std::string_view title,
+                    const PageValidators& validators) {
   pending_ += "{\"url\":";
   AppendJsonString(pending_, key);
   pending_ += ",\"file\":";
@@ -41,6 +42,18 @@ void WarcIndex::Add(std::string_view key, std::string_view file, uint64_t offset
   pending_ += std::to_string(depth);
   pending_ += ",\"title\":";
   AppendJsonString(pending_, title);
+  if (!validators.etag.empty()) {
+    pending_ += ",\"etag\":";
+    AppendJsonString(pending_, validators.etag);
+  }
+  if (!validators.last_modified.empty()) {
+    pending_ += ",\"last_modified\":";
+    AppendJsonString(pending_, validators.last_modified);
+  }
+  if (validators.fetched_at_ms != 0) {
+    pending_ += ",\"fetched_at_ms\":";
+    pending_ += std::to_string(validators.fetched_at_ms);
+  }
   pending_ += "}\n";
 }
 
@@ -139,6 +152,14 @@ Status ForEachWarcIndexLine(const std::string& path, const std::string& dir, uin
     line.depth = depth != json.end() && depth->is_number_unsigned() ? depth->get<int64_t>() : -1;
     const auto title = json.find("title");
     line.title = title != json.end() && title->is_string() ? title->get<std::string>() : std::string();
+    const auto etag = json.find("etag");
+    line.validators.etag = etag != json.end() && etag->is_string() ? etag->get<std::string>() : std::string();
+    const auto last_modified = json.find("last_modified");
+    line.validators.last_modified =
+        last_modified != json.end() && last_modified->is_string() ? last_modified->get<std::string>() : std::string();
+    const auto fetched_at = json.find("fetched_at_ms");
+    line.validators.fetched_at_ms =
+        fetched_at != json.end() && fetched_at->is_number_integer() ? fetched_at->get<int64_t>() : 0;
     visit(line);
   }
   if (in.bad()) return UnavailableError("read " + path);

@@ -36,6 +36,8 @@
 #include <string>
 #include <string_view>
 
+#include "writer/page_validators.h"
+
 #include "common/status.h"
 
 namespace zcrawl::writer {
@@ -51,6 +53,7 @@ struct WarcIndexLine {
   std::string cdxj;  // empty in lines from before CDXJ
   int64_t depth = -1;  // -1 in lines from before CDXJ
   std::string title;
+  PageValidators validators;  // "etag", "last_modified": absent in older lines
 };
 
 // Calls `visit` with every such line of the index at `path` (WARC files in
@@ -75,7 +78,7 @@ class WarcIndex {
   // WARC file named `file` (a name in dir, not a path); `cdxj` is its
   // response record's CDXJ line; `depth` and `title` the page's.
   void Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length, std::string_view cdxj,
-           uint32_t depth, std::string_view title);
+           uint32_t depth, std::string_view title, const PageValidators& validators = {});
   // Forgets the lines added since the last Flush (their pages were not made
   // durable).
   void DropPending();

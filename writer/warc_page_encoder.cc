@@ -31,6 +31,8 @@ WarcPageParts WarcPagePartsOf(const v1::Page& page, PagePayload&& payload, int64
   parts.http_status = page.http_status();
   parts.depth = page.depth();
   parts.title = page.title();
+  parts.validators = PageValidatorsOf(page);
+  if (parts.validators.fetched_at_ms == 0) parts.validators.fetched_at_ms = now_ms;  // as parts.date
   parts.has_content_type = StoredContentType(page, &parts.content_type);
   parts.date = FormatWarcDate(page.fetched_at_ms() != 0 ? page.fetched_at_ms() : now_ms);
   parts.ip_address = page.ip_address();
@@ -56,6 +58,7 @@ void MakeRevisit(const v1::Page& page, std::string refers_to_uri, std::string re
                  std::string refers_to, WarcPageParts& parts) {
   const size_t body_length = page.body().empty() ? page.body_length() : page.body().size();
   parts.revisit = true;
+  parts.revisit_profile = kIdenticalPayloadDigestProfile;
   parts.refers_to_uri = std::move(refers_to_uri);
   parts.refers_to_date = std::move(refers_to_date);
   parts.refers_to = std::move(refers_to);
@@ -63,6 +66,19 @@ void MakeRevisit(const v1::Page& page, std::string refers_to_uri, std::string re
   parts.body.clear();
   parts.body.shrink_to_fit();
   parts.response_head = WarcHttpResponseHead(page, body_length);
+}
+
+void MakeNotModifiedRevisit(const v1::Page& page, WarcPageParts& parts) {
+  const v1::Validators& previous = page.not_modified_since();
+  parts.revisit = true;
+  parts.revisit_profile = kServerNotModifiedProfile;
+  parts.refers_to_uri = parts.target_uri;
+  parts.refers_to_date = FormatWarcDate(previous.fetched_at_ms());
+  parts.refers_to.clear();
+  parts.payload_digest = previous.payload_digest();  // empty: left out
+  parts.response_compressed = FetcherWarcBlock();
+  parts.body.clear();
+  parts.response_head = WarcHttpResponseHead(page, 0);
 }
 
 WarcPageEncoder::WarcPageEncoder(int gzip_level) : gzip_(gzip_level) {}
@@ -103,7 +119,10 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out, War
 
   // Response: head + body, digested and compressed from their own buffers.
   Result<std::string> payload_digest = parts.payload_digest;
-  if (parts.payload_digest.empty()) {
+  // A not-modified revisit without the earlier digest has none to give.
+  const bool digest_unknown = parts.revisit && parts.revisit_profile == kServerNotModifiedProfile &&
+                              parts.payload_digest.empty();
+  if (parts.payload_digest.empty() && !digest_unknown) {
     sha1_.Update(parts.body);
     payload_digest = sha1_.Finish();
     if (!payload_digest.ok()) return payload_digest.status();
@@ -114,12 +133,12 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out, War
   response.AddField("WARC-Concurrent-To", *request_id);
   response.AddField("Content-Type", "application/http;msgtype=response");
   if (parts.revisit) {
-    response.AddField("WARC-Profile", std::string(kIdenticalPayloadDigestProfile));
+    response.AddField("WARC-Profile", std::string(parts.revisit_profile));
     response.AddField("WARC-Refers-To-Target-URI", parts.refers_to_uri);
     response.AddField("WARC-Refers-To-Date", parts.refers_to_date);
     if (!parts.refers_to.empty()) response.AddField("WARC-Refers-To", parts.refers_to);
   }
-  response.AddField("WARC-Payload-Digest", *payload_digest);
+  if (!payload_digest->empty()) response.AddField("WARC-Payload-Digest", *payload_digest);
   if (parts.body_truncated && !parts.revisit) response.AddField("WARC-Truncated", "length");
   if (entry != nullptr) {
     entry->cdxj.url = parts.target_uri;
@@ -128,9 +147,10 @@ Status WarcPageEncoder::Encode(const WarcPageParts& parts, std::string& out, War
     entry->cdxj.has_mime = parts.revisit || (parts.has_content_type && !parts.content_type.empty());
     entry->cdxj.mime = parts.revisit ? "warc/revisit" : CdxjMime(parts.content_type);
     entry->cdxj.status = parts.http_status;
-    entry->cdxj.digest = payload_digest->substr(payload_digest->find(':') + 1);
+    entry->cdxj.digest = payload_digest->empty() ? std::string() : payload_digest->substr(payload_digest->find(':') + 1);
     entry->depth = parts.depth;
     entry->title = parts.title;
+    entry->validators = parts.validators;
   }
   const size_t response_start = out.size();
   Status s = AppendRecord(response, parts.response_head, parts.body, parts.response_compressed, out);

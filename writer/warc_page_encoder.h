@@ -34,6 +34,7 @@
 #include "warc/gzip_member.h"
 #include "warc/warc_record.h"
 #include "writer/page_payload.h"
+#include "writer/page_validators.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::writer {
@@ -58,6 +59,7 @@ struct WarcPageParts {
   uint32_t http_status = 0;
   uint32_t depth = 0;         // link hops from a seed
   std::string title;          // the page's <title>, for a WACZ's page lists
+  PageValidators validators;  // for a later recrawl, in the sidecar index
   bool has_content_type = false;
   std::string content_type;  // as the response head stores it
   std::string date;           // WARC-Date
@@ -72,6 +74,7 @@ struct WarcPageParts {
   // A revisit (identical-payload-digest profile): the response record is
   // only the HTTP head, and names the record stored first with the payload.
   bool revisit = false;
+  std::string_view revisit_profile;  // kIdenticalPayloadDigestProfile or kServerNotModifiedProfile
   std::string refers_to_uri;
   std::string refers_to_date;
   std::string refers_to;  // its WARC-Record-ID; empty when not known
@@ -96,12 +99,22 @@ WarcPageParts WarcPagePartsOf(const v1::Page& page, PagePayload&& payload, int64
 // The WARC 1.1 profile of a revisit whose payload equals an earlier one's.
 inline constexpr std::string_view kIdenticalPayloadDigestProfile =
     "http://netpreserve.org/warc/1.1/revisits/identical-payload-digest";
+// ...and of a revisit whose server said the earlier capture stands (304).
+inline constexpr std::string_view kServerNotModifiedProfile =
+    "http://netpreserve.org/warc/1.1/revisits/server-not-modified";
 
 // Makes `parts` (of `page`) a revisit of the record stored first with the
 // same payload: the body and any compressed response block are dropped, the
 // head is kept (it describes the body the original holds).
 void MakeRevisit(const v1::Page& page, std::string refers_to_uri, std::string refers_to_date,
                  std::string refers_to, WarcPageParts& parts);
+
+// Makes `parts` a revisit of the earlier capture a recrawl's conditional
+// request named (Page.not_modified_since), the server having answered 304:
+// the record holds the 304's head, refers to the same URL at the earlier
+// capture's date, and carries that capture's payload digest when known (a
+// WARC crawl's index has it; else the field is left out).
+void MakeNotModifiedRevisit(const v1::Page& page, WarcPageParts& parts);
 
 // Where Encode put the response record (it comes first), and what its
 // CDXJ line says (warc/cdxj.h); the sink adds the offset and file name.
@@ -110,6 +123,7 @@ struct WarcResponseEntry {
   CdxjRecordFields cdxj;
   uint32_t depth = 0;  // the page's, for the sidecar index (warc_index.h)
   std::string title;
+  PageValidators validators;
 };
 
 class WarcPageEncoder {

@@ -155,7 +155,10 @@ Status WarcSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (!open_) return InternalError("WarcSink::Write called while not open");
   if (!window_error_.ok()) return window_error_;
   WarcPageParts parts = WarcPagePartsOf(page, std::move(payload), clock_->WallMs());
-  if (Status s = Deduplicate(page, parts); !s.ok()) {
+  if (page.has_not_modified_since() && page.http_status() == 304) {
+    MakeNotModifiedRevisit(page, parts);
+    ++window_revisits_;
+  } else if (Status s = Deduplicate(page, parts); !s.ok()) {
     FailWindow(s);
     return window_error_;
   }
@@ -225,7 +228,7 @@ Status WarcSink::AppendPage(EncodedWarcPage& page) {
   }
   index_.Add(page.key, file_name_, file_bytes_, page.bytes.size(),
              CdxjLine(page.response.cdxj, page.response.bytes, file_bytes_, file_name_), page.response.depth,
-             page.response.title);
+             page.response.title, page.response.validators);
   buffer_ += page.bytes;
   file_bytes_ += page.bytes.size();
   ++pages_in_file_;

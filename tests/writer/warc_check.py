@@ -12,7 +12,10 @@ records refer to a response of the same file, and that every file starts
 with its one warcinfo record. A revisit record (identical-payload-digest
 profile) must hold an HTTP head and nothing else, name the first record's
 target URI and date, and, when it names that record's id, a response of the
-files checked with that URI, date and payload digest. Prints a JSON summary on stdout; exits 0 when
+files checked with that URI, date and payload digest. A revisit of the
+server-not-modified profile (a recrawl's 304) must hold a 304 head and
+nothing else, name its own URI, and may leave out the payload digest (the
+earlier capture's, when known). Prints a JSON summary on stdout; exits 0 when
 no error was found, 1 otherwise.
 """
 
@@ -30,6 +33,7 @@ RECORD_ID_RE = re.compile(
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
 MAX_ERRORS = 50
 IDENTICAL_PAYLOAD_PROFILE = "http://netpreserve.org/warc/1.1/revisits/identical-payload-digest"
+NOT_MODIFIED_PROFILE = "http://netpreserve.org/warc/1.1/revisits/server-not-modified"
 
 
 def sha1_b32(data):
@@ -183,12 +187,14 @@ def check_file(path, state):
                 "truncated": h.get("warc-truncated"),
                 "headers": [[n, v] for n, v in http_headers],
                 "body_sha1": hashlib.sha1(body).hexdigest(),
+                "payload_digest": h.get("warc-payload-digest"),
                 "file": os.path.basename(path)})
         elif rtype == "revisit":
             if h.get("content-type") != "application/http;msgtype=response":
                 error("%s: revisit Content-Type %s" % (where, h.get("content-type")))
-            if h.get("warc-profile") != IDENTICAL_PAYLOAD_PROFILE:
-                error("%s: revisit profile %s" % (where, h.get("warc-profile")))
+            profile = h.get("warc-profile")
+            if profile not in (IDENTICAL_PAYLOAD_PROFILE, NOT_MODIFIED_PROFILE):
+                error("%s: revisit profile %s" % (where, profile))
             try:
                 status_line, http_headers, body = parse_http(block)
             except ValueError as e:
@@ -196,7 +202,15 @@ def check_file(path, state):
                 continue
             if body:
                 error("%s: revisit holds %d payload bytes" % (where, len(body)))
-            for field in ("warc-refers-to-target-uri", "warc-refers-to-date", "warc-payload-digest"):
+            required = ["warc-refers-to-target-uri", "warc-refers-to-date"]
+            if profile == NOT_MODIFIED_PROFILE:
+                if not status_line.split(" ")[1:2] == ["304"]:
+                    error("%s: not-modified revisit with status line %s" % (where, status_line))
+                if h.get("warc-refers-to-target-uri") != h.get("warc-target-uri"):
+                    error("%s: not-modified revisit refers to another URI" % where)
+            else:
+                required.append("warc-payload-digest")
+            for field in required:
                 if field not in h:
                     error("%s: revisit without %s" % (where, field))
             if not DATE_RE.match(h.get("warc-refers-to-date", "")) and \
@@ -207,7 +221,7 @@ def check_file(path, state):
                 "uri": h.get("warc-target-uri"), "status_line": status_line,
                 "refers_to_uri": h.get("warc-refers-to-target-uri"),
                 "refers_to_date": h.get("warc-refers-to-date"),
-                "refers_to": h.get("warc-refers-to"),
+                "refers_to": h.get("warc-refers-to"), "profile": profile,
                 "payload_digest": h.get("warc-payload-digest"),
                 "file": os.path.basename(path), "where": where})
         elif rtype == "request":

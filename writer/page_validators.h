@@ -1,0 +1,25 @@
+// PageValidators: what a later recrawl needs to ask a server whether a page
+// changed (./run crawl --recrawl): its ETag and Last-Modified headers as the
+// response carried them. Every sink's index keeps them (files index.jsonl,
+// the WARC sidecar, pages.jsonl's headers), so any crawl can be recrawled
+// conditionally. Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "zcrawl.pb.h"
+
+namespace zcrawl::writer {
+
+struct PageValidators {
+  std::string etag;           // "" when the response had none
+  std::string last_modified;  // "" when the response had none
+  int64_t fetched_at_ms = 0;  // the capture's time (a not-modified revisit's WARC-Refers-To-Date)
+};
+
+// The first ETag and Last-Modified header of `page` (names compared
+// ASCII case-insensitively).
+PageValidators PageValidatorsOf(const v1::Page& page);
+
+}  // namespace zcrawl::writer
