@@ -7,7 +7,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -92,6 +94,29 @@ inline int ExitWithParseError(const CLI::App& app, const CLI::ParseError& e, con
   }
   std::cerr << process << ": " << message << " (see --help)\n";
   return e.get_exit_code();
+}
+
+// Runs `parse` (the caller's app.parse(...)) and turns every way CLI11 can
+// refuse input into ExitWithParseError's one line and exit code; nullopt
+// when it parsed. Beside its ParseError, CLI11 lets std::out_of_range and
+// std::invalid_argument escape from the number a flag's value is read as
+// ("no-robots = 0000...5000..." in a config file, found by ./run fuzz
+// config): those are bad settings too, reported as such (exit 2), never a
+// "fatal" from main's last resort.
+template <typename Parse>
+std::optional<int> ParseSettings(const CLI::App& app, const char* process, Parse&& parse) {
+  try {
+    parse();
+  } catch (const CLI::ParseError& e) {
+    return ExitWithParseError(app, e, process);
+  } catch (const std::out_of_range&) {
+    std::cerr << process << ": a flag's value is not a number in range (see --help)\n";
+    return 2;
+  } catch (const std::invalid_argument&) {
+    std::cerr << process << ": a flag's value is not a number (see --help)\n";
+    return 2;
+  }
+  return std::nullopt;
 }
 
 }  // namespace zcrawl

@@ -22,11 +22,7 @@ int Main(int argc, char** argv) {
   DeclareFetcherSettings(declarer, options);
   ConfigRequests config_requests;
   AddConfigFlags(app, &config_requests);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return ExitWithParseError(app, e, "fetcher");
-  }
+  if (auto exit = ParseSettings(app, "fetcher", [&] { app.parse(argc, argv); })) return *exit;
   if (MaybePrintConfig(app, config_requests)) return 0;
   if (Status s = SetupLogging("fetcher", options.logging); !s.ok()) {
     fprintf(stderr, "fetcher: %s\n", s.message().c_str());

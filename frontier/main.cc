@@ -23,11 +23,7 @@ int Main(int argc, char** argv) {
   DeclareFrontierSettings(declarer, options);
   ConfigRequests config_requests;
   AddConfigFlags(app, &config_requests);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return ExitWithParseError(app, e, "frontier");
-  }
+  if (auto exit = ParseSettings(app, "frontier", [&] { app.parse(argc, argv); })) return *exit;
   if (MaybePrintConfig(app, config_requests)) return 0;
   if (Status s = SetupLogging("frontier", options.logging); !s.ok()) {
     fprintf(stderr, "frontier: %s\n", s.message().c_str());

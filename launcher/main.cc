@@ -481,11 +481,7 @@ int Main(int argc, char** argv) {
   DeclareCrawlSettings(app, options, forwarded);
   ConfigRequests config_requests;
   AddConfigFlags(app, &config_requests);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return ExitWithParseError(app, e, "crawl");
-  }
+  if (auto exit = ParseSettings(app, "crawl", [&] { app.parse(argc, argv); })) return *exit;
   if (MaybePrintConfig(app, config_requests)) return 0;
   std::vector<std::string> seeds = CollectSeeds(options);
   if (seeds.empty()) return 2;

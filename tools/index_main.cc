@@ -17,11 +17,7 @@ int main(int argc, char** argv) {
   std::string output;
   app.add_option("dir", dir, "The crawl's output folder")->capture_default_str();
   app.add_option("file", output, "The merged index to write (default DIR/index.cdxj)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return zcrawl::ExitWithParseError(app, e, "index");
-  }
+  if (auto exit = zcrawl::ParseSettings(app, "index", [&] { app.parse(argc, argv); })) return *exit;
   if (output.empty()) output = dir + "/index.cdxj";
   zcrawl::writer::CrawlIndexCounts counts;
   if (zcrawl::Status s = zcrawl::writer::WriteCrawlIndex(dir, output, &counts); !s.ok()) {

@@ -13,6 +13,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/cli_config.h"
+
 #include "common/robots_inspect.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
@@ -117,11 +119,7 @@ int Main(int argc, char** argv) {
   embeds->add_option("base_url", base, "URL of the document")->required();
   embeds->add_option("--parser", parser, "gumbo, myhtml or scan")->capture_default_str();
   embeds->add_flag("--css", css, "stdin is a stylesheet: prints its url() and @import references");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto exit = zcrawl::ParseSettings(app, "inspect", [&] { app.parse(argc, argv); })) return *exit;
   std::ios::sync_with_stdio(false);
   if (*url) return InspectUrl();
   if (*robots) return InspectRobots(agent, robots_file);

@@ -14,11 +14,7 @@ int main(int argc, char** argv) {
   std::string dir = "keys";
   app.add_option("name", name, "Key name, e.g. frontier, writer, fetcher-host1")->required();
   app.add_option("--dir", dir, "Folder for the key files")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return zcrawl::ExitWithParseError(app, e, "keys");
-  }
+  if (auto exit = zcrawl::ParseSettings(app, "keys", [&] { app.parse(argc, argv); })) return *exit;
   auto pair = zcrawl::GenerateCurveKeyPair();
   if (!pair.ok()) {
     fprintf(stderr, "keys: %s\n", pair.status().message().c_str());

@@ -17,11 +17,7 @@ int main(int argc, char** argv) {
   std::string output;
   app.add_option("dir", dir, "The crawl's output folder")->capture_default_str();
   app.add_option("file", output, "The WACZ file to write (default DIR/crawl.wacz)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return zcrawl::ExitWithParseError(app, e, "pack");
-  }
+  if (auto exit = zcrawl::ParseSettings(app, "pack", [&] { app.parse(argc, argv); })) return *exit;
   if (output.empty()) output = dir + "/crawl.wacz";
   zcrawl::writer::WaczCounts counts;
   if (zcrawl::Status s = zcrawl::writer::PackWacz(dir, output, &counts); !s.ok()) {

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "common/cli_config.h"
 #include <zmq.hpp>
 
 #include "common/json_writer.h"
@@ -248,11 +250,7 @@ int Main(int argc, char** argv) {
   app.add_option("--fetcher", options.fetcher_id, "With --set-threads: only this fetcher (its id)");
   app.add_option("--timeout-ms", options.timeout_ms, "Give up (exit 1) without a reply after this")
       ->capture_default_str()->check(CLI::Range(1, 3600000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto exit = zcrawl::ParseSettings(app, "status", [&] { app.parse(argc, argv); })) return *exit;
   auto reply = RequestStatus(options);
   if (!reply.ok()) {
     std::cerr << "zcrawl-status: " << reply.status().message() << "\n";

@@ -21,11 +21,7 @@ int Main(int argc, char** argv) {
   DeclareWriterSettings(declarer, options);
   ConfigRequests config_requests;
   AddConfigFlags(app, &config_requests);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return ExitWithParseError(app, e, "writer");
-  }
+  if (auto exit = ParseSettings(app, "writer", [&] { app.parse(argc, argv); })) return *exit;
   if (MaybePrintConfig(app, config_requests)) return 0;
   if (Status s = SetupLogging("writer", options.logging); !s.ok()) {
     fprintf(stderr, "writer: %s\n", s.message().c_str());
