@@ -47,7 +47,7 @@ void DeclareCrawlSettings(CLI::App& app, CrawlOptions& o, ForwardedSettings& for
   fetcher::DeclareFetcherSettings(fetcher_settings, o.fetcher);
   ComponentSettings writer_settings(
       app, "writer", "Writer (output)",
-      {{"--bind", kWithheld}, {"--frontier", kWithheld}, {"--out", kManaged},
+      {{"--bind", kWithheld}, {"--frontier", kWithheld}, {"--out", kManaged}, {"--summary-file", kWithheld},
        {"--curve-key", kWithheld}, {"--curve-allow", kWithheld}, {"--insecure", kWithheld},
        {"--frontier-key", kWithheld}},
       forwarded);

@@ -134,8 +134,11 @@ class Launcher {
     if (!level_given) frontier_args.push_back("--log-level=" + log_level);
     children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
 
+    writer_summary_file_ = state_dir + "/writer-summary.json";
+    std::filesystem::remove(writer_summary_file_, ec);
     std::vector<std::string> writer_args = {bin + "/zcrawl-writer", "--bind", writer_local + "," + writer_endpoint,
-                                            "--frontier", frontier_local, "--out", out_dir};
+                                            "--frontier", frontier_local, "--out", out_dir,
+                                            "--summary-file", writer_summary_file_};
     Append(writer_args, forwarded_.ArgsFor("writer"));
     // A recrawl's repeats of the earlier crawl's payloads are revisits too.
     if (!options_.recrawl.empty() && !forwarded_.Given("writer", "--dedup-index") &&
@@ -399,6 +402,7 @@ class Launcher {
             result == 0 ? "finished" : (result == 130 ? "stopped" : "failed"), seconds,
             out_dir.c_str());
     if (display_ && !summary.empty()) display_->PrintSummary(summary, seconds, result == 0);
+    PrintWriterSummary();
     const bool already_finished = summary.find("\"already_finished\":true") != std::string::npos;
     if (already_finished) {
       Say("crawl: the crawl in %s had already finished; --fresh starts it over\n",
@@ -413,11 +417,23 @@ class Launcher {
     return result;
   }
 
+  // What the writer stored, and what revisit records saved (its
+  // --summary-file, written when it exits).
+  void PrintWriterSummary() {
+    std::ifstream in(writer_summary_file_);
+    const auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!json.is_object()) return;
+    const auto number = [&](const char* key) { return static_cast<unsigned long long>(json.value(key, uint64_t{0})); };
+    Say("crawl: stored %llu pages, %llu body bytes; %llu revisit records saved %llu bytes\n", number("stored"),
+        number("bytes"), number("revisits"), number("revisit_bytes_saved"));
+  }
+
   static void Append(std::vector<std::string>& to, const std::vector<std::string>& more) {
     to.insert(to.end(), more.begin(), more.end());
   }
 
   CrawlOptions options_;
+  std::string writer_summary_file_;
   const ForwardedSettings& forwarded_;
   std::vector<std::string> seeds_;  // positional and --seeds, checked
   RealClock clock_;

@@ -89,6 +89,13 @@ class Sink {
   }
   // The sink's pipelined flush, or null: Flush is all it has.
   virtual PipelinedFlush* pipelined() { return nullptr; }
+  // Pages stored as revisits (durably) and the payload bytes they did not
+  // store again; zero for sinks that store everything whole.
+  struct DedupCounts {
+    uint64_t revisits = 0;
+    uint64_t bytes_saved = 0;
+  };
+  virtual DedupCounts dedup_counts() const { return {}; }
 
  protected:
   // Write's implementation: `page.body()` and the blocks' `deflate` fields

@@ -142,6 +142,16 @@ bool SinkGroup::FlushReady() {
   return true;
 }
 
+Sink::DedupCounts SinkGroup::dedup_counts() const {
+  Sink::DedupCounts total;
+  for (const auto& sink : sinks_) {
+    const Sink::DedupCounts counts = sink->dedup_counts();
+    total.revisits += counts.revisits;
+    total.bytes_saved += counts.bytes_saved;
+  }
+  return total;
+}
+
 Status SinkGroup::Close() {
   if (!open_) return Status::Ok();
   if (in_flight_) FinishFlush().IgnoreError();

@@ -85,6 +85,8 @@ class SinkGroup {
   bool FlushReady();
   // Closes every sink; the first failure. Idempotent.
   Status Close();
+  // Sink::dedup_counts summed over the sinks.
+  Sink::DedupCounts dedup_counts() const;
 
   // "warc,jsonl".
   std::string names() const;

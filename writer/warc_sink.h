@@ -180,6 +180,7 @@ class WarcSink : public Sink, public PipelinedFlush {
   const std::string& index_path() const { return index_.path(); }
   // Revisit records made durable since Open, and the payload bytes they
   // did not store again.
+  DedupCounts dedup_counts() const override { return {revisits_, bytes_saved_}; }
   uint64_t revisits() const { return revisits_; }
   uint64_t bytes_saved() const { return bytes_saved_; }
 

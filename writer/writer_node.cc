@@ -1,5 +1,9 @@
 #include "writer/writer_node.h"
 
+#include <fstream>
+
+#include "common/json_writer.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -369,6 +373,21 @@ Status WriterNode::Run() {
   return closed_;
 }
 
+void WriterNode::WriteSummary(const Sink::DedupCounts& dedup) const {
+  if (options_.summary_file.empty()) return;
+  JsonWriter json;
+  json.BeginObject()
+      .Key("stored").Uint(counters_.pages_stored)
+      .Key("duplicates").Uint(counters_.duplicates)
+      .Key("bytes").Uint(counters_.bytes_stored)
+      .Key("revisits").Uint(dedup.revisits)
+      .Key("revisit_bytes_saved").Uint(dedup.bytes_saved)
+      .EndObject();
+  std::ofstream out(options_.summary_file, std::ios::trunc);
+  out << json.str() << "\n";
+  if (!out.flush()) spdlog::warn("cannot write summary file={}", options_.summary_file);
+}
+
 Status WriterNode::Step(int max_wait_ms, bool* done) {
   *done = false;
   InboundMessage message;
@@ -380,11 +399,14 @@ Status WriterNode::Step(int max_wait_ms, bool* done) {
       goodbye.mutable_goodbye()->set_reason(shutdown_received_ ? "crawl finished" : "stopped by signal");
       frontier_->Send(goodbye).IgnoreError();
     }
+    const Sink::DedupCounts dedup = sinks_.dedup_counts();
     spdlog::info("writer done stored={} duplicates={} bytes={} flushes={} fetcher_warc_blocks={} "
-                 "bodies_omitted={} bodies_restored={} space_waits={} pages_deferred={}",
+                 "bodies_omitted={} bodies_restored={} space_waits={} pages_deferred={} revisits={} "
+                 "revisit_bytes_saved={}",
                  counters_.pages_stored, counters_.duplicates, counters_.bytes_stored, counters_.flushes,
                  counters_.fetcher_warc_blocks, counters_.bodies_omitted, counters_.bodies_restored,
-                 counters_.space_waits, counters_.pages_deferred);
+                 counters_.space_waits, counters_.pages_deferred, dedup.revisits, dedup.bytes_saved);
+    WriteSummary(dedup);
     *done = true;
     return Status::Ok();
   }

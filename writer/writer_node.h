@@ -143,6 +143,8 @@ class WriterNode {
   const Clock& clock_;
   EnvelopeCodec codec_;
   SinkGroup sinks_;
+  // --summary-file at exit (WriterOptions::summary_file).
+  void WriteSummary(const Sink::DedupCounts& dedup) const;
   v1::WriterWants wants_;  // in every answer to a fetcher
   std::unique_ptr<ZapAuthenticator> zap_;
   zmq::socket_t socket_;    // ROUTER for fetchers

@@ -32,6 +32,10 @@ struct WriterOptions {
   // Prometheus metrics over HTTP on this port (0: off).
   uint16_t metrics_port = 0;
   std::string metrics_bind = "127.0.0.1";
+  // Where to write the writer's counts as JSON when it exits (stored,
+  // duplicates, bytes, revisits and the bytes they saved); "": nowhere.
+  // ./run crawl prints them in its summary.
+  std::string summary_file;
   // Heartbeats, and how the writer notices a lost frontier and reconnects.
   LivenessOptions link;
   SinkOptions sink;

@@ -8,6 +8,7 @@ void DeclareWriterSettings(SettingsDeclarer& d, WriterOptions& o) {
   d.Option("--bind", o.bind, "Endpoint to bind for fetchers (several: comma-separated)")->capture_default_str();
   d.Option("--frontier", o.frontier, "Frontier endpoint, to learn when the crawl ends");
   d.Option("--out", o.sink.out_dir, "Output folder")->capture_default_str();
+  d.Option("--summary-file", o.summary_file, "Write the writer's counts here as JSON when it exits");
   d.Option("--format", o.format, "Sinks, comma-separated: files, jsonl, warc, wacz (WARC that ./run crawl packs into OUT/crawl.wacz at the end); or exec:CMD (one JSON line per page to CMD's stdin)")
       ->capture_default_str();
   d.Option("--max-batch-pages", o.max_batch_pages, "Pages per group commit")
