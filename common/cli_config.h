@@ -85,14 +85,15 @@ inline bool MaybePrintConfig(const CLI::App& app, const ConfigRequests& requests
 
 // Reports a flag or config error in one line ("crawl: config: unknown key
 // 'delay-mss'") and returns the exit code; --help goes through CLI11.
-inline int ExitWithParseError(const CLI::App& app, const CLI::ParseError& e, const char* process) {
+inline int ExitWithParseError(const CLI::App& app, const CLI::ParseError& e, const char* process,
+                              std::ostream& err = std::cerr) {
   if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
   std::string message = e.what();
   constexpr std::string_view kExtra = "INI was not able to parse ";
   if (message.rfind(kExtra, 0) == 0) {
     message = "config: unknown key '" + message.substr(kExtra.size()) + "'";
   }
-  std::cerr << process << ": " << message << " (see --help)\n";
+  err << process << ": " << message << " (see --help)\n";
   return e.get_exit_code();
 }
 
@@ -103,17 +104,19 @@ inline int ExitWithParseError(const CLI::App& app, const CLI::ParseError& e, con
 // ("no-robots = 0000...5000..." in a config file, found by ./run fuzz
 // config): those are bad settings too, reported as such (exit 2), never a
 // "fatal" from main's last resort.
+// `err`: where the line goes.
 template <typename Parse>
-std::optional<int> ParseSettings(const CLI::App& app, const char* process, Parse&& parse) {
+std::optional<int> ParseSettings(const CLI::App& app, const char* process, Parse&& parse,
+                                 std::ostream& err = std::cerr) {
   try {
     parse();
   } catch (const CLI::ParseError& e) {
-    return ExitWithParseError(app, e, process);
+    return ExitWithParseError(app, e, process, err);
   } catch (const std::out_of_range&) {
-    std::cerr << process << ": a flag's value is not a number in range (see --help)\n";
+    err << process << ": a flag's value is not a number in range (see --help)\n";
     return 2;
   } catch (const std::invalid_argument&) {
-    std::cerr << process << ": a flag's value is not a number (see --help)\n";
+    err << process << ": a flag's value is not a number (see --help)\n";
     return 2;
   }
   return std::nullopt;
