@@ -515,8 +515,11 @@ class Scanner {
   // true unless a tree builder would put them elsewhere or nowhere, which
   // gives up. <html>, <body> and <head> again add their attributes to the
   // first one (or drop them), a table part outside a table, a <frame>
-  // outside a frameset and a nested <form> are dropped, and an <input>
-  // that is not hidden, directly in a table, is foster-parented.
+  // outside a frameset and a nested <form> are dropped, an <input> that is
+  // not hidden, directly in a table, is foster-parented, and a formatting
+  // element (<b>, <font>, ...) may be cloned with its attributes when a
+  // tree builder reconstructs it after a block: its style="" would then
+  // count twice.
   bool EmbedsInTokenOrder(const TagInfo& info) {
     const std::string_view name = tag_.name;
     if (info.action == TagAction::kEmbed && name == "input" && InFosterZone()) {
@@ -527,6 +530,10 @@ class Scanner {
       }
     }
     if (tag_.Find("style") == nullptr) return true;
+    if (OneOf(name, {"b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"})) {
+      failure_ = "style on a formatting element";
+      return false;
+    }
     const bool dropped_here =
         OneOf(name, {"html", "body", "head", "frame", "form"}) ||
         (tables_.empty() && OneOf(name, {"caption", "col", "colgroup", "tbody", "td", "tfoot", "th", "thead", "tr"}));
