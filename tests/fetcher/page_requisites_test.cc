@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@
 #include "tests/support/python_docs.h"
 
 namespace zcrawl::fetcher {
+
+// Readable failures: "image [a.png]" instead of the struct's bytes.
+void PrintTo(const RawEmbed& embed, std::ostream* out) {
+  *out << EmbedSourceName(embed.source) << " [" << embed.url << "]";
+}
+
 namespace {
 
 std::vector<std::string> CssUrls(std::string_view css, bool imports_only = false) {
