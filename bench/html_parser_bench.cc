@@ -70,12 +70,12 @@ const std::vector<Document>& PythonDocs() {
 }
 
 void Run(benchmark::State& state, const char* parser_name, const std::vector<Document>& docs,
-         bool resolve) {
+         bool resolve, const HtmlParserOptions& options = {}) {
   if (docs.empty()) {
     state.SkipWithError("no documents (python3-doc not installed?)");
     return;
   }
-  auto parser = MakeHtmlParser(parser_name);
+  auto parser = MakeHtmlParser(parser_name, options);
   std::vector<Url> page_urls;
   for (const Document& d : docs) page_urls.push_back(std::move(Url::Parse(d.url)).value());
   int64_t bytes = 0;
@@ -109,6 +109,18 @@ void BM_ParseAndResolve(benchmark::State& state, const char* parser) {
 void BM_PythonDocs(benchmark::State& state, const char* parser) {
   Run(state, parser, PythonDocs(), true);
 }
+// The fetchers' default for files (no text) and for WARC (no text, page
+// requisites): what extracting the requisites costs the scan parser.
+void BM_ScanWithoutText(benchmark::State& state, bool embeds) {
+  Run(state, "scan", SyntheticPages(), true, HtmlParserOptions{.extract_text = false, .extract_embeds = embeds});
+}
+void BM_ScanPythonDocsWithoutText(benchmark::State& state, bool embeds) {
+  Run(state, "scan", PythonDocs(), true, HtmlParserOptions{.extract_text = false, .extract_embeds = embeds});
+}
+BENCHMARK_CAPTURE(BM_ScanWithoutText, links, false);
+BENCHMARK_CAPTURE(BM_ScanWithoutText, links_and_requisites, true);
+BENCHMARK_CAPTURE(BM_ScanPythonDocsWithoutText, links, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ScanPythonDocsWithoutText, links_and_requisites, true)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(BM_Parse, gumbo, "gumbo");
 BENCHMARK_CAPTURE(BM_Parse, myhtml, "myhtml");
