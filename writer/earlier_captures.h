@@ -3,9 +3,10 @@
 // it (ETag, Last-Modified, capture time, payload digest), read from every
 // index OLD holds: the files sink's index.jsonl, the WARC sidecars
 // (PREFIX-index.jsonl, with each record's CDXJ line) and pages.jsonl. A
-// recrawl of a recrawl works too: a page that was "not modified" names the
-// capture that still stands. Lines that do not parse are counted and
-// skipped. Thread-compatible.
+// recrawl of a recrawl works too: an "unchanged" line of index.jsonl or
+// pages.jsonl names the capture that still stands; a WARC revisit names
+// itself (its date, and the payload digest it stands for). Lines that do
+// not parse are counted and skipped. Thread-compatible.
 #pragma once
 
 #include <cstdint>
