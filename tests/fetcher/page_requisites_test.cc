@@ -216,6 +216,19 @@ TEST_P(PageRequisitesParserTest, AReconstructedFormattingElementBringsItsStyleAg
 
 INSTANTIATE_TEST_SUITE_P(Backends, PageRequisitesParserTest, testing::Values("gumbo", "myhtml", "scan"));
 
+// Found by ./run fuzz html_scan: a <style> the input ends in keeps its text
+// for gumbo (and the standard), not for MyHTML; the scanner leaves it to
+// MyHTML, so the scan backend answers as MyHTML does.
+TEST(PageRequisitesScannerTest, AStyleTheInputEndsInIsMyHtmlsToAnswer) {
+  const std::string html = "<p>x<style>a{background:url(s.png)}";
+  const HtmlParserOptions options{.extract_text = false, .extract_embeds = true};
+  EXPECT_EQ(MakeHtmlParser("gumbo", options)->Parse(html).embeds,
+            (std::vector<RawEmbed>{{"s.png", EmbedSource::kCss}}));
+  const ParsedHtml myhtml = MakeHtmlParser("myhtml", options)->Parse(html);
+  EXPECT_TRUE(myhtml.embeds.empty());
+  EXPECT_EQ(MakeHtmlParser("scan", options)->Parse(html).embeds, myhtml.embeds);
+}
+
 TEST(PageRequisitesScannerTest, GivesUpWhereATreeBuilderMovesOrDropsAttributes) {
   struct Case {
     std::string html;
@@ -227,6 +240,7 @@ TEST(PageRequisitesScannerTest, GivesUpWhereATreeBuilderMovesOrDropsAttributes) 
       {"<table><input type=image src=fostered.png></table>", "foster parenting"},
       {"<table><input src=fostered.png></table>", "foster parenting"},
       {"<b style='background:url(b.png)'><p>x</b>y", "style on a formatting element"},
+      {"<style>a{background:url(s.png)}", "unterminated style"},
   };
   for (const Case& c : cases) {
     ParsedHtml scanned;
