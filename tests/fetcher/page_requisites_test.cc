@@ -229,6 +229,19 @@ TEST(PageRequisitesScannerTest, AStyleTheInputEndsInIsMyHtmlsToAnswer) {
   EXPECT_EQ(MakeHtmlParser("scan", options)->Parse(html).embeds, myhtml.embeds);
 }
 
+// Found by ./run fuzz html_scan: gumbo reads a control character in a
+// <style> as U+FFFD, MyHTML keeps it, and the url() it is in is good for
+// one and bad for the other; the scanner leaves such a page to MyHTML.
+TEST(PageRequisitesScannerTest, AControlCharacterInAStyleIsMyHtmlsToAnswer) {
+  const std::string html = "<style>a{background:url(b.\x07png)}</style>";
+  const HtmlParserOptions options{.extract_text = false, .extract_embeds = true};
+  EXPECT_EQ(MakeHtmlParser("gumbo", options)->Parse(html).embeds,
+            (std::vector<RawEmbed>{{"b.\xEF\xBF\xBDpng", EmbedSource::kCss}}));
+  const ParsedHtml myhtml = MakeHtmlParser("myhtml", options)->Parse(html);
+  EXPECT_TRUE(myhtml.embeds.empty());
+  EXPECT_EQ(MakeHtmlParser("scan", options)->Parse(html).embeds, myhtml.embeds);
+}
+
 TEST(PageRequisitesScannerTest, GivesUpWhereATreeBuilderMovesOrDropsAttributes) {
   struct Case {
     std::string html;
@@ -241,6 +254,7 @@ TEST(PageRequisitesScannerTest, GivesUpWhereATreeBuilderMovesOrDropsAttributes) 
       {"<table><input src=fostered.png></table>", "foster parenting"},
       {"<b style='background:url(b.png)'><p>x</b>y", "style on a formatting element"},
       {"<style>a{background:url(s.png)}", "unterminated style"},
+      {"<style>a{background:url(b.\x07png)}</style>", "control character"},
   };
   for (const Case& c : cases) {
     ParsedHtml scanned;
