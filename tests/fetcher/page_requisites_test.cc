@@ -255,6 +255,7 @@ TEST(PageRequisitesScannerTest, GivesUpWhereATreeBuilderMovesOrDropsAttributes) 
       {"<b style='background:url(b.png)'><p>x</b>y", "style on a formatting element"},
       {"<style>a{background:url(s.png)}", "unterminated style"},
       {"<style>a{background:url(b.\x07png)}</style>", "control character"},
+      {"<div style='background:url(d.\x17png)'>", "control character"},
   };
   for (const Case& c : cases) {
     ParsedHtml scanned;
