@@ -165,7 +165,7 @@ Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (index_fd_ < 0) return InternalError("files sink not open");
   // A recrawl's "not modified": no file; the line says the earlier
   // capture stands.
-  const bool unchanged = page.has_not_modified_since();
+  const bool unchanged = IsNotModifiedAnswer(page);
   Result<std::string> file = unchanged ? Result<std::string>(std::string()) : StoreBody(page, payload.body);
   if (!file.ok()) return file.status();
   const PageValidators validators = PageValidatorsOf(page);

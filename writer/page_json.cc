@@ -9,6 +9,7 @@
 #include "common/ascii.h"
 #include "common/encoding.h"
 #include "common/json_writer.h"
+#include "writer/page_validators.h"
 
 namespace zcrawl::writer {
 
@@ -64,7 +65,7 @@ std::string PageJson(const v1::Page& page, const std::string* body) {
     }
     json.EndArray();
   }
-  if (page.has_not_modified_since()) {  // a recrawl's 304: the earlier capture stands
+  if (IsNotModifiedAnswer(page)) {  // a recrawl's 304: the earlier capture stands
     json.Key("unchanged").Bool(true);
     json.Key("previous_fetched_at_ms").Int(page.not_modified_since().fetched_at_ms());
   }

@@ -22,4 +22,12 @@ struct PageValidators {
 // ASCII case-insensitively).
 PageValidators PageValidatorsOf(const v1::Page& page);
 
+// Whether `page` is a recrawl's "not modified": a 304 answer to a
+// conditional request (Page.not_modified_since), which stores no body and
+// says the earlier capture stands. One test for every sink, so that a page
+// carrying the field with any other status is stored whole everywhere.
+inline bool IsNotModifiedAnswer(const v1::Page& page) {
+  return page.has_not_modified_since() && page.http_status() == 304;
+}
+
 }  // namespace zcrawl::writer

@@ -155,7 +155,7 @@ Status WarcSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (!open_) return InternalError("WarcSink::Write called while not open");
   if (!window_error_.ok()) return window_error_;
   WarcPageParts parts = WarcPagePartsOf(page, std::move(payload), clock_->WallMs());
-  if (page.has_not_modified_since() && page.http_status() == 304) {
+  if (IsNotModifiedAnswer(page)) {
     MakeNotModifiedRevisit(page, parts);
     ++window_revisits_;
   } else if (Status s = Deduplicate(page, parts); !s.ok()) {

@@ -113,6 +113,31 @@ TEST(FilesSinkTest, WritesBodiesAndIndexWithoutOverwritingAnother) {
   std::filesystem::remove_all(dir);
 }
 
+// A recrawl's 304 gets a line and no file; a page that names an earlier
+// capture but is no 304 (a confused or hostile fetcher) is stored whole.
+TEST(FilesSinkTest, OnlyANotModifiedAnswerGoesWithoutAFile) {
+  const std::string dir = zcrawl::testing::MakeTempDir("files-sink-304");
+  SinkOptions options;
+  options.out_dir = dir;
+  FilesSink sink(options);
+  ASSERT_TRUE(sink.Open().ok());
+  v1::Page same = MakePage("http://h.test/same", "", 1);
+  same.set_http_status(304);
+  same.mutable_not_modified_since()->set_fetched_at_ms(5000);
+  v1::Page odd = MakePage("http://h.test/odd", "BODY", 2);
+  odd.mutable_not_modified_since()->set_fetched_at_ms(5000);
+  ASSERT_TRUE(sink.Write(same).ok());
+  ASSERT_TRUE(sink.Write(odd).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+  auto index = zcrawl::testing::ReadIndex(dir);
+  ASSERT_EQ(index.size(), 2u);
+  EXPECT_EQ(index["http://h.test/same"][0].file, "");
+  ASSERT_NE(index["http://h.test/odd"][0].file, "");
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/" + index["http://h.test/odd"][0].file), "BODY");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(FilesSinkTest, ReopeningAppendsAndKeepsEarlierFiles) {
   const std::string dir = zcrawl::testing::MakeTempDir("files-sink-reopen");
   SinkOptions options;
