@@ -37,6 +37,28 @@ CivilDate CivilFromDays(int64_t days) {
   return date;
 }
 
+// The inverse of CivilFromDays (the same algorithm's other half).
+int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day) {
+  year -= month <= 2 ? 1 : 0;
+  const int64_t era = (year >= 0 ? year : year - 399) / 400;
+  const auto year_of_era = static_cast<unsigned>(year - era * 400);
+  const unsigned day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+  const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return era * 146097 + static_cast<int64_t>(day_of_era) - 719468;
+}
+
+// The number of `width` ASCII digits at text[pos], or -1.
+int64_t ReadDigits(std::string_view text, size_t pos, int width) {
+  if (pos + static_cast<size_t>(width) > text.size()) return -1;
+  int64_t value = 0;
+  for (int i = 0; i < width; ++i) {
+    const char c = text[pos + static_cast<size_t>(i)];
+    if (c < '0' || c > '9') return -1;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
 void AppendDigits(std::string& out, int64_t value, int width) {
   char buf[8];
   for (int i = width - 1; i >= 0; --i) {
@@ -117,6 +139,31 @@ std::string FormatRfc3339Millis(int64_t ms) {
   AppendDigits(out, ms_of_day % 1000, 3);
   out.push_back('Z');
   return out;
+}
+
+std::optional<int64_t> ParseRfc3339Millis(std::string_view text) {
+  const int64_t year = ReadDigits(text, 0, 4), month = ReadDigits(text, 5, 2), day = ReadDigits(text, 8, 2);
+  const int64_t hour = ReadDigits(text, 11, 2), minute = ReadDigits(text, 14, 2), second = ReadDigits(text, 17, 2);
+  if (text.size() < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||
+      text[16] != ':' || year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 ||
+      minute < 0 || minute > 59 || second < 0 || second > 60) {
+    return std::nullopt;
+  }
+  size_t pos = 19;
+  int64_t millis = 0;
+  if (text[pos] == '.') {
+    ++pos;
+    const size_t digits_start = pos;
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      if (pos - digits_start < 3) millis = millis * 10 + (text[pos] - '0');
+      ++pos;
+    }
+    if (pos == digits_start) return std::nullopt;
+    for (size_t n = pos - digits_start; n < 3; ++n) millis *= 10;
+  }
+  if (pos + 1 != text.size() || text[pos] != 'Z') return std::nullopt;
+  const int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  return ((days * 24 + hour) * 60 + minute) * 60'000 + second * 1000 + millis;
 }
 
 std::string FormatWarcDate(int64_t ms) { return FormatRfc3339Millis(ms); }

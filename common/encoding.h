@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,11 @@ std::string Base32Encode(std::string_view data);
 // Instants outside years 0000-9999 are clamped to that range (RFC 3339 has
 // four-digit years only).
 std::string FormatRfc3339Millis(int64_t ms);
+
+// The inverse, for "YYYY-MM-DDThh:mm:ss[.fraction]Z" (UTC; the fraction's
+// first three digits count): milliseconds since the epoch, or nullopt for
+// any other form.
+std::optional<int64_t> ParseRfc3339Millis(std::string_view text);
 
 // WARC-Date value for a WARC/1.1 record. WARC/1.1 (section 5.4) allows a
 // fraction of a second, so this keeps the milliseconds we have and returns

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "common/encoding.h"
 #include "common/url.h"
 #include "common/utf8.h"
 
@@ -104,6 +105,12 @@ std::optional<std::string> IsoTimeOfCdxjTimestamp(std::string_view stamp) {
   out.append("T").append(stamp.substr(8, 2)).append(":").append(stamp.substr(10, 2)).append(":");
   out.append(stamp.substr(12, 2)).append("Z");
   return out;
+}
+
+std::optional<int64_t> MsOfCdxjTimestamp(std::string_view stamp) {
+  if (stamp.size() != 14) return std::nullopt;
+  const std::optional<std::string> iso = IsoTimeOfCdxjTimestamp(stamp);
+  return iso ? ParseRfc3339Millis(*iso) : std::nullopt;
 }
 
 std::string CdxjMime(std::string_view content_type) {

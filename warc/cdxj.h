@@ -36,6 +36,10 @@ std::string CdxjTimestamp(std::string_view warc_date);
 // (a WARC-Date and an RFC 3339 time); nullopt unless 14 digits lead.
 std::optional<std::string> IsoTimeOfCdxjTimestamp(std::string_view stamp);
 
+// The wall-clock ms of exactly a 14-digit CDXJ timestamp (UTC); nullopt
+// for anything else.
+std::optional<int64_t> MsOfCdxjTimestamp(std::string_view stamp);
+
 // A Content-Type header's media type as the index keeps it: before the
 // first ';', trimmed. Empty for an empty header.
 std::string CdxjMime(std::string_view content_type);

@@ -1,13 +1,13 @@
 #include "writer/earlier_captures.h"
 
-#include <time.h>
-
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <nlohmann/json.hpp>
 
 #include "common/ascii.h"
+#include "common/encoding.h"
+#include "warc/cdxj.h"
 #include "writer/warc_index.h"
 
 namespace zcrawl::writer {
@@ -26,17 +26,6 @@ int64_t IntField(const nlohmann::json& json, const char* key) {
 uint32_t DepthField(const nlohmann::json& json) {
   const auto it = json.find("depth");
   return it != json.end() && it->is_number_unsigned() ? it->get<uint32_t>() : 0;
-}
-
-// "2026-12-03T12:26:15.123Z" (page_json.h's fetched_at) as wall-clock ms.
-std::optional<int64_t> MsOfRfc3339(std::string_view text) {
-  if (text.size() < 20) return std::nullopt;
-  tm parts{};
-  const std::string head(text.substr(0, 19));
-  if (strptime(head.c_str(), "%Y-%m-%dT%H:%M:%S", &parts) == nullptr) return std::nullopt;
-  int64_t ms = static_cast<int64_t>(timegm(&parts)) * 1000;
-  if (text.size() >= 23 && text[19] == '.') ms += std::strtol(std::string(text.substr(20, 3)).c_str(), nullptr, 10);
-  return ms;
 }
 
 // Reads `path` line by line as JSON objects; false from `take` counts a bad line.
@@ -59,17 +48,6 @@ Status ForEachJsonLine(const std::string& path, EarlierCaptureCounts& counts,
 }
 
 }  // namespace
-
-std::optional<int64_t> MsOfCdxjTimestamp(std::string_view stamp) {
-  if (stamp.size() != 14) return std::nullopt;
-  for (char c : stamp) {
-    if (c < '0' || c > '9') return std::nullopt;
-  }
-  tm parts{};
-  const std::string text(stamp);
-  if (strptime(text.c_str(), "%Y%m%d%H%M%S", &parts) == nullptr) return std::nullopt;
-  return static_cast<int64_t>(timegm(&parts)) * 1000;
-}
 
 Result<EarlierCaptureCounts> ForEachEarlierCapture(const std::string& dir,
                                                    const std::function<void(const EarlierCapture&)>& visit) {
@@ -110,7 +88,7 @@ Result<EarlierCaptureCounts> ForEachEarlierCapture(const std::string& dir,
       }
       if (json.value("unchanged", false)) {
         capture.validators.set_fetched_at_ms(IntField(json, "previous_fetched_at_ms"));
-      } else if (auto ms = MsOfRfc3339(StringField(json, "fetched_at"))) {
+      } else if (auto ms = ParseRfc3339Millis(StringField(json, "fetched_at"))) {
         capture.validators.set_fetched_at_ms(*ms);
       }
       visit(capture);

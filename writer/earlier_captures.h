@@ -37,8 +37,4 @@ struct EarlierCaptureCounts {
 Result<EarlierCaptureCounts> ForEachEarlierCapture(const std::string& dir,
                                                    const std::function<void(const EarlierCapture&)>& visit);
 
-// The wall-clock ms of a CDXJ 14-digit timestamp (UTC); nullopt if it is
-// not one.
-std::optional<int64_t> MsOfCdxjTimestamp(std::string_view stamp);
-
 }  // namespace zcrawl::writer

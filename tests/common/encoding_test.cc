@@ -90,6 +90,22 @@ TEST(EncodingTest, Rfc3339AgreesWithGmtimeOnRandomInstants) {
   }
 }
 
+TEST(EncodingTest, Rfc3339ParsesBackWhatItFormats) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int64_t> dist(-62'135'596'800'000, 253'402'300'799'999);  // years 1-9999
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t ms = dist(rng);
+    ASSERT_EQ(ParseRfc3339Millis(FormatRfc3339Millis(ms)), ms) << FormatRfc3339Millis(ms);
+  }
+  EXPECT_EQ(ParseRfc3339Millis("1970-01-01T00:00:01Z"), 1000);
+  EXPECT_EQ(ParseRfc3339Millis("2026-12-03T12:26:15.1234567Z"), 1796300775123);
+  EXPECT_EQ(ParseRfc3339Millis("2026-12-03T12:26:15.5Z"), 1796300775500);
+  for (const char* bad : {"", "2026-12-03", "2026-12-03T12:26:15", "2026-12-03T12:26:15.Z", "2026-13-03T12:26:15Z",
+                          "2026-12-03 12:26:15Z", "2026-12-03T12:26:15Zx", "2026-12-03T24:00:00Z"}) {
+    EXPECT_FALSE(ParseRfc3339Millis(bad).has_value()) << bad;
+  }
+}
+
 TEST(EncodingTest, WarcDateKeepsMilliseconds) {
   EXPECT_EQ(FormatWarcDate(1700000000123), "2023-11-14T22:13:20.123Z");
 }

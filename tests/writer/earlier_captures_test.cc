@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/support/test_process.h"
+#include "warc/cdxj.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -85,6 +86,7 @@ TEST(EarlierCapturesTest, AFolderWithoutIndexesHasNoCapturesAndAMissingOneIsAnEr
   EXPECT_FALSE(missing.ok());
 }
 
+// (MsOfCdxjTimestamp is warc/cdxj.h's: the recrawl reads capture times with it.)
 TEST(EarlierCapturesTest, CdxjTimestampsAreUtcSeconds) {
   EXPECT_EQ(MsOfCdxjTimestamp("19700101000001"), 1000);
   EXPECT_EQ(MsOfCdxjTimestamp("20261203122615"), 1796300775000);
