@@ -38,6 +38,11 @@ void AddRedirectTarget(std::string_view location, uint32_t hops, bool embed, v1:
   link.set_embed(embed);
 }
 
+// A recrawl's lease that asks whether the earlier capture still stands.
+bool AsksConditionally(const v1::WorkItem& item) {
+  return item.has_previous() && (!item.previous().etag().empty() || !item.previous().last_modified().empty());
+}
+
 }  // namespace
 
 std::string MediaType(std::string_view content_type_header) {
@@ -68,7 +73,7 @@ HttpRequest PageProcessor::RequestFor(const v1::WorkItem& item) {
   request.redirects_before = item.redirect_hops();
   // A recrawl asks whether the earlier capture still stands (RFC 9110
   // 13.1: a server that knows the ETag answers by it and ignores the date).
-  if (item.has_previous()) {
+  if (AsksConditionally(item)) {
     if (!item.previous().etag().empty()) request.headers.push_back("If-None-Match: " + item.previous().etag());
     if (!item.previous().last_modified().empty()) {
       request.headers.push_back("If-Modified-Since: " + item.previous().last_modified());
@@ -126,8 +131,10 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   const bool css = options_.page_requisites && IsCssContentType(media_type);
   // "Not modified" to a recrawl's conditional request: the earlier capture
   // stands, and this answer is stored as saying so (Page.not_modified_since).
-  const bool not_modified = response.http_status == 304 && item.has_previous() &&
-                            (!item.previous().etag().empty() || !item.previous().last_modified().empty());
+  const bool not_modified = response.http_status == 304 && AsksConditionally(item);
+  // Neither yields links of its own (a stylesheet outside the scope still
+  // yields its references, below).
+  const bool yields_links = !outside_embed && !not_modified;
   if (!html && !options_.store_non_html && !outside_embed && !not_modified) {
     report.set_status(v1::FETCH_STATUS_SKIPPED_CONTENT);
     report.set_error("content type " + media_type);
@@ -139,7 +146,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   // server sent it (an archive keeps what was served), but yields no URLs:
   // logged and counted, never silently.
   SitemapContent sitemap;
-  if (!html && !css && !outside_embed && !not_modified) {
+  if (!html && !css && yields_links) {
     sitemap = ReadSitemap(response.body);
     if (!sitemap.gzip_error.empty()) {
       outcome.sitemap_gzip_error = true;
@@ -165,15 +172,11 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   page.set_body_truncated(response.body_truncated);
   *page.mutable_timings() = response.timings;
   // Before the headers move into the page: the charset may come from them.
-  if (not_modified) {
-    // no body: nothing to take from it
-  } else if (css) {
+  if (css) {
     if (auto sheet_url = Url::Parse(response.final_url); sheet_url.ok()) {
       for (auto& embed : ResolveCssReferences(response.body, *sheet_url).embeds) *page.add_links() = std::move(embed);
     }
-  } else if (outside_embed) {
-    // stored, nothing taken from it
-  } else if (html) {
+  } else if (html && yields_links) {
     ParseHtml(response, page);
   } else if (sitemap.is_sitemap) {
     // Sitemaps feed their <loc> URLs to the frontier like links; scope
