@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "common/ascii.h"
+#include "common/encoding.h"
+#include "common/page_key.h"
 #include "warc/compressed_warc_blocks.h"
 #include "common/sha1.h"
 #include "common/url.h"
@@ -41,6 +43,40 @@ void AddRedirectTarget(std::string_view location, uint32_t hops, bool embed, v1:
 // A recrawl's lease that asks whether the earlier capture still stands.
 bool AsksConditionally(const v1::WorkItem& item) {
   return item.has_previous() && (!item.previous().etag().empty() || !item.previous().last_modified().empty());
+}
+
+// What a continuous crawl's frontier keeps of this fetch to tell next time
+// whether the URL changed and to ask conditionally (WorkItem.report_validators).
+// A 304 keeps the earlier capture's body hash: its body is the earlier one.
+v1::Validators CapturedValidators(const v1::WorkItem& item, const HttpResponse& response, bool not_modified,
+                                  std::string_view body_sha1, int64_t fetched_at_ms) {
+  v1::Validators captured;
+  if (not_modified) {
+    captured = item.previous();
+    captured.clear_refetch_interval_ms();
+  }
+  // RFC 9110 15.4.5: a 304 sends the validators a 200 would have sent.
+  if (std::string_view etag = FindHeader(response.headers, "etag"); !etag.empty()) captured.set_etag(std::string(etag));
+  if (std::string_view modified = FindHeader(response.headers, "last-modified"); !modified.empty()) {
+    captured.set_last_modified(std::string(modified));
+  }
+  captured.set_fetched_at_ms(fetched_at_ms);
+  if (!not_modified) {
+    const std::string sha1 = body_sha1.size() == 20 ? std::string(body_sha1) : Sha1(response.body);
+    uint64_t hash = 0;
+    for (int i = 0; i < 8; ++i) hash = (hash << 8) | static_cast<uint8_t>(sha1[i]);
+    captured.set_body_hash(hash);
+    // Named in the WARC revisit of a later 304 (the writer wants digests
+    // exactly when it writes WARC).
+    if (body_sha1.size() == 20) captured.set_payload_digest("sha1:" + Base32Encode(body_sha1));
+  }
+  return captured;
+}
+
+// A continuous crawl's later rounds of a URL are captures of their own
+// (common/page_key.h); a recrawl's first round is not.
+std::string DedupKeyOf(const v1::WorkItem& item) {
+  return PageKey(item.url(), item.report_validators() ? item.previous().fetched_at_ms() : 0);
 }
 
 }  // namespace
@@ -159,7 +195,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   v1::Page& page = outcome.page.emplace();
   page.set_page_id(sender_id + "/" + std::to_string(item.lease_id()));
   page.set_url(item.url());
-  page.set_dedup_key(item.url());
+  page.set_dedup_key(DedupKeyOf(item));
   page.set_final_url(response.final_url);
   page.set_http_status(response.http_status);
   page.set_content_type(media_type);
@@ -171,6 +207,16 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   page.set_request_headers(response.request_headers);
   page.set_body_truncated(response.body_truncated);
   *page.mutable_timings() = response.timings;
+  // The WARC payload digest, when the writer asks for it (1-3% of a
+  // fetcher's CPU otherwise spent on every body); without a writer's word
+  // (tools, tests) it is always there.
+  if (writer_wants_ == nullptr || writer_wants_->payload_digest.load(std::memory_order_relaxed)) {
+    page.set_body_sha1(Sha1(response.body));
+  }
+  if (item.report_validators()) {
+    *report.mutable_captured() =
+        CapturedValidators(item, response, not_modified, page.body_sha1(), page.fetched_at_ms());
+  }
   // Before the headers move into the page: the charset may come from them.
   if (css) {
     if (auto sheet_url = Url::Parse(response.final_url); sheet_url.ok()) {
@@ -205,12 +251,6 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   if (response.http_status >= 300 && response.http_status < 400 && !response.location.empty()) {
     AddRedirectTarget(response.location,
                       item.redirect_hops() + static_cast<uint32_t>(page.redirects_size()) + 1, outside_embed, page);
-  }
-  // The WARC payload digest, when the writer asks for it (1-3% of a
-  // fetcher's CPU otherwise spent on every body); without a writer's word
-  // (tools, tests) it is always there.
-  if (writer_wants_ == nullptr || writer_wants_->payload_digest.load(std::memory_order_relaxed)) {
-    page.set_body_sha1(Sha1(response.body));
   }
   page.set_body_length(response.body.size());
   page.set_body(std::move(response.body));

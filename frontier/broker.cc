@@ -81,6 +81,10 @@ Status Broker::Start() {
   if (!policy.ok()) return policy.status();
   scope_ = std::make_unique<ScopePolicy>(std::move(*policy));
 
+  if (options_.continuous && options_.refetch_max_s < options_.refetch_min_s) {
+    return InvalidArgumentError("--refetch-max (" + std::to_string(options_.refetch_max_s) +
+                                " s) is shorter than --refetch-min (" + std::to_string(options_.refetch_min_s) + " s)");
+  }
   // State before sockets: an unusable state folder must stop us before we
   // announce anything.
   if (Status s = OpenState(); !s.ok()) return s;
@@ -285,7 +289,8 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
   std::optional<ParentOutcome> parent;
   if (completion.final_state != UrlState::kWaiting) {
     parent = ParentOutcome{completion.url,          completion.origin_index, completion.seq,
-                           completion.final_state, completion.reason,       completion.attempts};
+                           completion.final_state, completion.reason,       completion.attempts,
+                           PlanRefetch(completion, report)};
   }
   AdmissionJob job;
   if (completion.follow_links) {
@@ -431,6 +436,7 @@ int Broker::PollTimeoutMs() const {
     }
   }
   if (any_credit) next = std::min(next, scheduler_->NextReadyMs());
+  next = std::min(next, NextRefetchMs());
   if (next != INT64_MAX) timeout = std::min(timeout, std::max<int64_t>(0, next - now));
   return static_cast<int>(std::max<int64_t>(timeout, 0));
 }
@@ -477,6 +483,7 @@ Status Broker::Step(int max_wait_ms, bool* done) {
                  });
   if (items[1].revents & ZMQ_POLLIN) DrainAdmissions();
   Maintain();
+  QueueDueRefetches();
   Dispatch();
   CommitState(/*force=*/false);
   PublishMetrics();
@@ -484,7 +491,10 @@ Status Broker::Step(int max_wait_ms, bool* done) {
   const int64_t now = clock_.NowMs();
   if (now - last_progress_ms_ >= kProgressIntervalMs) LogProgress(false);
 
-  if (!finished_ && scheduler_->Drained() && pending_admissions_ == 0) {
+  // A continuous crawl ends only when nothing is scheduled either (every
+  // URL failed): its schedule is its queue's future.
+  if (!finished_ && scheduler_->Drained() && pending_admissions_ == 0 &&
+      (!refetch_ || refetch_->next_due_wall_ms() == INT64_MAX)) {
     finished_ = true;
     shutdown_started_ms_ = now;
     store_->SetMeta("finished", "1");

@@ -24,6 +24,7 @@
 #include "frontier/link_admitter.h"
 #include "frontier/memory_budget.h"
 #include "frontier/peer.h"
+#include "frontier/refetch_schedule.h"
 #include "frontier/scope_policy.h"
 #include "frontier/seen_set.h"
 #include "frontier/space_wait.h"
@@ -48,6 +49,14 @@ struct BrokerCounters {
   uint64_t leases_unsent = 0;  // leases of those, returned at once
   uint64_t leases_not_held = 0;  // returned when their fetcher rejoined without them
   uint64_t own_stalls = 0;       // times the frontier itself did not run for long (SIGSTOP, swap)
+  // A continuous crawl: done URLs put back in their queues when due, and
+  // how their fetches compared with the capture before (first captures
+  // count as changed); due ones the scope now refuses leave the schedule.
+  uint64_t refetches_queued = 0;
+  uint64_t refetches_changed = 0;
+  uint64_t refetches_unchanged = 0;
+  uint64_t refetches_out_of_scope = 0;
+  uint64_t refetch_errors = 0;  // schedule scans that failed (retried)
 };
 
 class Broker {
@@ -92,6 +101,12 @@ class Broker {
   // Admits the recrawl list's captures and stores their validators, once
   // per state (broker_recrawl.cc).
   Status LoadRecrawlList();
+  // A continuous crawl (broker_refetch.cc): the plan of a done URL's next
+  // fetch, from its report; and the due URLs put back in their queues.
+  std::optional<RefetchPlan> PlanRefetch(const Completion& completion, const v1::FetchReport& report);
+  void QueueDueRefetches();
+  // When the next refetch is due on the monotonic clock (INT64_MAX: none).
+  int64_t NextRefetchMs() const;
   void Dispatch();
   void Maintain();  // heartbeats, dead peers, lease expiry
   // A source of the space wait changed (`detail` empty: it has room).
@@ -125,6 +140,8 @@ class Broker {
   KnownUrlCache known_;
   std::unique_ptr<SeenSet> seen_;
   std::unique_ptr<CrawlScheduler> scheduler_;
+  std::unique_ptr<RefetchSchedule> refetch_;  // a continuous crawl's only
+  int64_t last_refetch_scan_ms_ = INT64_MIN / 2;
   std::unique_ptr<AdmissionLimits> limits_;
   std::unique_ptr<LinkAdmitter> admitter_;
   uint64_t pending_admissions_ = 0;

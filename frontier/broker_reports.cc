@@ -122,6 +122,17 @@ void Broker::WriteSummary() const {
       .Key("store_disk_bytes").Uint(store_->disk_bytes())
       .Key("state_write_errors").Uint(state_write_errors_)
       .EndObject();
+  if (refetch_) {
+    // A continuous crawl: fetches of done URLs, and what they found.
+    json.Key("refetches").BeginObject()
+        .Key("queued").Uint(counters_.refetches_queued)
+        .Key("changed").Uint(counters_.refetches_changed)
+        .Key("unchanged").Uint(counters_.refetches_unchanged)
+        .Key("out_of_scope").Uint(counters_.refetches_out_of_scope)
+        .Key("malformed").Uint(refetch_->malformed())
+        .Key("errors").Uint(counters_.refetch_errors)
+        .EndObject();
+  }
   json.EndObject();
   std::ofstream out(options_.summary_file, std::ios::trunc);
   out << json.str() << "\n";

@@ -27,7 +27,8 @@ SchedulerOptions ToSchedulerOptions(const FrontierOptions& o) {
   s.retries = o.retries;
   s.retry_base_ms = o.retry_base_ms;
   s.max_loaded = MemoryBudget::ForMb(o.memory_mb).head_urls;
-  s.recrawl = !o.recrawl_list.empty();
+  s.recrawl = !o.recrawl_list.empty() || o.continuous;
+  s.report_validators = o.continuous;
   return s;
 }
 
@@ -57,6 +58,7 @@ Status Broker::OpenState() {
   seen_ = std::make_unique<SeenSet>(*store_, known_, budget_.filter_bytes, store_->resumed(),
                                     std::strtoull(store_->GetMeta("seen_urls").c_str(), nullptr, 10));
   scheduler_ = std::make_unique<CrawlScheduler>(ToSchedulerOptions(options_), clock_, store_.get());
+  if (options_.continuous) refetch_ = std::make_unique<RefetchSchedule>(*store_);
   scheduler_->set_final_state_handler(
       [this](const UrlRecord& record, UrlState state, const std::string& reason) {
         RecordFinal(record.url, record.origin, record.seq, state, reason, record.attempts);
@@ -74,7 +76,7 @@ Status Broker::OpenState() {
   Status loaded = store_->LoadOrigins([&](StoredOrigin&& origin) {
     if (!restored.ok()) return;
     restored = scheduler_->RestoreOrigin(origin);
-    limits_->RestoreOrigin(origin.origin, origin.next_seq - 1);
+    limits_->RestoreOrigin(origin.origin, origin.admitted());
   });
   if (!loaded.ok()) return loaded;
   if (!restored.ok()) return DataLossError(store_->path() + ": " + restored.message());
@@ -118,6 +120,10 @@ void Broker::RecordParent(const std::optional<ParentOutcome>& parent) {
   if (parent) {
     RecordFinal(parent->url, parent->origin_index, parent->seq, parent->state, parent->reason,
                 parent->attempts);
+    // In the same batch as its queue entry's removal (refetch_schedule.h).
+    if (parent->refetch && refetch_) {
+      refetch_->Schedule(parent->refetch->url, parent->refetch->due_wall_ms, parent->refetch->state);
+    }
   }
 }
 

@@ -142,6 +142,12 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
   MaybeSchedule(index);
 }
 
+void CrawlScheduler::EnqueueRefetch(std::string url, std::string_view origin, uint32_t depth,
+                                    uint32_t redirect_hops, uint32_t embed_hops) {
+  ++slots_[SlotFor(origin)].refetched;  // Enqueue marks the slot dirty
+  Enqueue(std::move(url), origin, depth, /*attempts=*/0, redirect_hops, embed_hops);
+}
+
 std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint32_t max) {
   std::vector<v1::WorkItem> out;
   PromoteDueRetries();
@@ -208,6 +214,7 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   item.set_lease_deadline_ms(static_cast<uint64_t>(clock_.WallMs() + options_.lease_ms));
   item.set_attempt(lease.record.attempts + 1);
   item.set_robots_only(lease.robots_only);
+  item.set_report_validators(options_.report_validators && !lease.robots_only);
   if (options_.recrawl && store_ && !lease.robots_only) {
     std::string validators;
     if (store_->GetValidators(UrlKeyOf(lease.record.url), &validators) &&
@@ -237,6 +244,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   completion.known_lease = true;
   completion.depth = lease.record.depth;
   completion.embed_hops = lease.record.embed_hops;
+  completion.redirect_hops = lease.record.redirect_hops;
   completion.url = lease.record.url;
   completion.attempts = lease.record.attempts + 1;
   const uint32_t slot_index = lease.record.origin;

@@ -45,6 +45,9 @@ struct SchedulerOptions {
   // A recrawl: each lease carries the URL's validators from the store
   // (UrlStore::GetValidators), one point read per lease.
   bool recrawl = false;
+  // A continuous crawl: each lease asks the fetcher to report what
+  // revalidates the URL (v1::WorkItem.report_validators).
+  bool report_validators = false;
   int64_t delay_ms = FrontierOptions{}.delay_ms;
   uint32_t per_host = FrontierOptions{}.per_host;
   bool obey_robots = FrontierOptions{}.obey_robots;
@@ -79,6 +82,7 @@ struct Completion {
   bool follow_links = false; // true: admit report.links at depth + 1
   uint32_t depth = 0;        // depth of the reported URL
   uint32_t embed_hops = 0;   // > 0: it is a requisite outside the scope
+  uint32_t redirect_hops = 0;  // redirects taken to reach it
   std::string origin;        // origin of the reported URL
   uint32_t origin_index = 0; // its slot (= origin id in the store)
   uint64_t seq = 0;          // its queue entry
@@ -108,6 +112,10 @@ class CrawlScheduler {
   // RAM, so that a page's requisites are fetched soon after it.
   void Enqueue(std::string url, std::string_view origin, uint32_t depth, uint32_t attempts = 0,
                uint32_t redirect_hops = 0, uint32_t embed_hops = 0, bool soon = false);
+  // Queues a done URL again, for a continuous crawl's refetch: like
+  // Enqueue, but counted as a refetch, not an admission (HostSlot::refetched).
+  void EnqueueRefetch(std::string url, std::string_view origin, uint32_t depth, uint32_t redirect_hops,
+                      uint32_t embed_hops);
   // Re-creates an origin of a resumed crawl; origins come in id order, so
   // slot index == origin id. Its queued URLs stay on disk until leased.
   Status RestoreOrigin(const StoredOrigin& origin);

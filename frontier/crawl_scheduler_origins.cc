@@ -40,6 +40,7 @@ void CrawlScheduler::StageDirtyOrigins() {
     record.next_seq = slot.next_seq;
     record.done = slot.recorded_done;
     record.failed = slot.recorded_failed;
+    record.refetched = slot.refetched;
     store_->StageOrigin(record);
   }
   dirty_slots_.clear();
@@ -57,6 +58,7 @@ Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
   slot.next_seq = origin.next_seq;
   slot.recorded_done = slot.done = origin.done;
   slot.recorded_failed = slot.failed = origin.failed;
+  slot.refetched = origin.refetched;
   slot.backlog = origin.queued();
   counts_.waiting += slot.backlog;
   counts_.done += origin.done;

@@ -28,6 +28,22 @@ struct FrontierOptions {
   // validators, so the fetcher asks conditionally. Read once per state.
   std::string recrawl_list;
 
+  // --- Continuous crawl (frontier/refetch_policy.h) ---
+  // Keep crawling: every page done is fetched again later, conditionally,
+  // at an interval that adapts to how often it changes, within
+  // [refetch_min_s, refetch_max_s]; the crawl never ends by itself (stop
+  // it with a signal or `./run stop`). The schedule lives in the state, so
+  // a restart keeps it. A URL that fails leaves the schedule with its
+  // reason, as in any crawl.
+  bool continuous = false;
+  // 1 hour: the most often one page of a site is asked again, however
+  // often it changes (a news front page; politeness still spaces each
+  // request). 30 days: the least often, however long it stayed the same;
+  // Nutch's default interval, so an unchanged page is still looked at
+  // monthly. With x1.4 per unchanged fetch, 1 h grows to 30 days in 20.
+  int64_t refetch_min_s = 3600;
+  int64_t refetch_max_s = 30 * 86400;
+
   // --- Scope ---
   // "seeds": the seeds' hosts plus allow_domains. "web": any http(s) host
   // reached by links (a broad crawl), still under deny patterns, max_depth,

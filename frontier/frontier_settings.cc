@@ -10,6 +10,18 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   d.Option("--recrawl-list", o.recrawl_list,
            "JSON lines of an earlier crawl's captures to fetch again conditionally (./run crawl --recrawl writes it)")
       ->check(CLI::ExistingFile);
+  d.Flag("--continuous", o.continuous,
+         "Keep crawling: fetch every page again, conditionally, at an interval adapted to how often it changes");
+  // Durations: a number of seconds, or with a unit (s, m, h, d).
+  const CLI::AsNumberWithUnit duration(std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}},
+                                       CLI::AsNumberWithUnit::CASE_SENSITIVE, "DURATION");
+  d.Option("--refetch-min", o.refetch_min_s,
+           "Continuous crawl: shortest interval between fetches of a URL (seconds, or 90s, 15m, 1h, 30d)")
+      ->capture_default_str()->transform(duration)->check(CLI::Range(int64_t{1}, int64_t{10} * 365 * 86400))
+      ->type_name("DURATION");
+  d.Option("--refetch-max", o.refetch_max_s, "Continuous crawl: longest interval between fetches of a URL")
+      ->capture_default_str()->transform(duration)->check(CLI::Range(int64_t{1}, int64_t{10} * 365 * 86400))
+      ->type_name("DURATION");
   d.Option("--seeds", o.seeds_file,
            "File of seed URLs, one a line, # comments, - for stdin (bad lines are reported and skipped)");
   d.Option("--bind", o.bind, "Endpoint to bind for fetchers, writer and tools (several: comma-separated)")

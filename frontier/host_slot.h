@@ -39,6 +39,9 @@ struct HostSlot {
   // exactly the number of queue entries on disk.
   uint64_t recorded_done = 0;
   uint64_t recorded_failed = 0;
+  // Queue entries that were a continuous crawl's refetches of done URLs,
+  // not admissions (next_seq - 1 - refetched URLs were admitted).
+  uint64_t refetched = 0;
   bool dirty = false;              // origin record changed since last staged
   uint32_t in_flight = 0;          // leased URLs of this origin
   int64_t next_fetch_ms = 0;       // earliest start of the next request

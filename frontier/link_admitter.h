@@ -23,6 +23,7 @@
 #include "frontier/url_fingerprint.h"
 #include "frontier/url_record.h"
 #include "frontier/known_url_cache.h"
+#include "frontier/refetch_schedule.h"
 
 namespace zcrawl::frontier {
 
@@ -36,6 +37,8 @@ struct ParentOutcome {
   UrlState state = UrlState::kDone;
   std::string reason;
   uint32_t attempts = 0;
+  // A continuous crawl's next fetch of it, scheduled with its final state.
+  std::optional<RefetchPlan> refetch;
 };
 
 // A link as reported (absolute, untrusted). A redirect's target carries the

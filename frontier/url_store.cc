@@ -298,6 +298,12 @@ void UrlStore::StageOrigin(const StoredOrigin& origin) {
   PutVarint(origin.next_seq, &value);
   PutVarint(origin.done, &value);
   PutVarint(origin.failed, &value);
+  // A continuous crawl's count of refetches, behind a 0 byte, which no
+  // origin starts with: a record without it reads as 0 refetches.
+  if (origin.refetched > 0) {
+    value.push_back('\0');
+    PutVarint(origin.refetched, &value);
+  }
   value += origin.origin;
   Stage(kOrigins, false, OriginKey(origin.id), std::move(value));
 }
@@ -315,6 +321,10 @@ Status UrlStore::LoadOrigins(const std::function<void(StoredOrigin&&)>& visit) {
         origin.done + origin.failed >= origin.next_seq + 1) {
       return DataLossError(path_ + ": malformed origin record");
     }
+    if (offset < value.size() && value[offset] == '\0' &&
+        (!GetVarint(value, &++offset, &origin.refetched) || origin.refetched >= origin.next_seq)) {
+      return DataLossError(path_ + ": malformed origin record");
+    }
     origin.id = static_cast<uint32_t>(GetBigEndian(key, 0, 4));
     origin.origin = std::string(value.substr(offset));
     visit(std::move(origin));
@@ -324,6 +334,20 @@ Status UrlStore::LoadOrigins(const std::function<void(StoredOrigin&&)>& visit) {
 
 void UrlStore::SetMeta(const std::string& key, const std::string& value) {
   Stage(kMeta, false, key, value);
+}
+
+void UrlStore::EraseMeta(const std::string& key) { Stage(kMeta, true, key, ""); }
+
+Status UrlStore::ScanMeta(const std::string& from, const std::string& below,
+                          const std::function<bool(std::string_view key, std::string_view value)>& visit) {
+  rocksdb::ReadOptions read;
+  const rocksdb::Slice upper(below);
+  read.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, families_[kMeta]));
+  for (it->Seek(from); it->Valid(); it->Next()) {
+    if (!visit(it->key().ToStringView(), it->value().ToStringView())) break;
+  }
+  return FromRocks(it->status(), "cannot read " + path_);
 }
 
 namespace {

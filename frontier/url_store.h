@@ -5,7 +5,7 @@
 //   column family  key                          value
 //   seen           site (4) + fingerprint (8)   state byte [+ attempts, reason, URL if failed]
 //   queue          origin id (4) + seq (8)      depth, attempts, flags, URL (minus its origin)
-//   origins        origin id (4)                origin, next seq, done, failed
+//   origins        origin id (4)                next seq, done, failed [, 0, refetched], origin
 //   default        meta key (text)              meta value (format, created_at_ms, seeds, finished)
 //
 // Keys are big-endian, so RocksDB's order is numeric. `seen` keys start
@@ -73,6 +73,8 @@ struct StoredOrigin {
   uint64_t next_seq = 1;  // the seq the next admitted URL of it gets
   uint64_t done = 0;
   uint64_t failed = 0;
+  uint64_t refetched = 0;  // queue entries that were refetches (HostSlot::refetched)
+  uint64_t admitted() const { return next_seq - 1 - refetched; }
   uint64_t queued() const { return next_seq - 1 - done - failed; }
 };
 
@@ -165,6 +167,11 @@ class UrlStore {
   // --- meta ---
   void SetMeta(const std::string& key, const std::string& value);
   std::string GetMeta(const std::string& key);
+  void EraseMeta(const std::string& key);
+  // Meta entries with from <= key < below, in key order, as written (staged
+  // and in-flight changes are not seen), until `visit` returns false.
+  Status ScanMeta(const std::string& from, const std::string& below,
+                  const std::function<bool(std::string_view key, std::string_view value)>& visit);
 
   // --- a recrawl's validators (frontier_options.h recrawl_list) ---
   // In the meta family under "validators/" + the URL's seen key: a recrawl

@@ -7,6 +7,7 @@
 
 #include "common/ascii.h"
 #include "common/encoding.h"
+#include "common/page_key.h"
 #include "warc/cdxj.h"
 #include "writer/warc_index.h"
 
@@ -103,7 +104,7 @@ Result<EarlierCaptureCounts> ForEachEarlierCapture(const std::string& dir,
     ++counts.indexes;
     Status s = ForEachWarcIndexLine(entry.path().string(), dir, 0, [&](const WarcIndexLine& line) {
       EarlierCapture capture;
-      capture.url = line.key;
+      capture.url = std::string(UrlOfPageKey(line.key));
       capture.depth = line.depth < 0 ? 0 : static_cast<uint32_t>(line.depth);
       capture.validators.set_etag(line.validators.etag);
       capture.validators.set_last_modified(line.validators.last_modified);

@@ -179,6 +179,9 @@ Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
       .Key("depth").Uint(page.depth())
       .Key("fetched_at_ms").Int(page.fetched_at_ms())
       .Key("file").String(*file);
+  // A continuous crawl's later rounds of a URL: the key the writer knows
+  // them by on a restart (jsonl_keys.h).
+  if (!page.dedup_key().empty() && page.dedup_key() != page.url()) json.Key("key").String(page.dedup_key());
   if (!validators.etag.empty()) json.Key("etag").String(validators.etag);
   if (!validators.last_modified.empty()) json.Key("last_modified").String(validators.last_modified);
   if (unchanged) {
@@ -224,7 +227,7 @@ void FilesSink::RollBackWindow() {
 }
 
 Status FilesSink::ForEachStoredKey(const std::function<void(const std::string&)>& visit) {
-  return ForEachJsonlUrl(options_.out_dir + "/index.jsonl", visit);
+  return ForEachJsonlKey(options_.out_dir + "/index.jsonl", visit);
 }
 
 Status FilesSink::Close() {

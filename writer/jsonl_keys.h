@@ -1,6 +1,8 @@
-// Reading the "url" of every line of a JSON-lines file written by a sink
+// Reading the page key of every line of a JSON-lines file written by a sink
 // (index.jsonl, pages.jsonl): how a restarted writer learns what is stored.
-// Lines that are not JSON (a torn tail after a crash) are skipped.
+// The key is the line's "key" when it has one (a continuous crawl's later
+// rounds of a URL: v1::Page.dedup_key), else its "url". Lines that are not
+// JSON (a torn tail after a crash) are skipped.
 #pragma once
 
 #include <functional>
@@ -11,7 +13,7 @@
 namespace zcrawl::writer {
 
 // A missing file is an empty one.
-Status ForEachJsonlUrl(const std::string& path, const std::function<void(const std::string&)>& visit);
+Status ForEachJsonlKey(const std::string& path, const std::function<void(const std::string&)>& visit);
 
 // Cuts a file back to its last complete line ("\n"-terminated): a crash
 // mid-append leaves a torn line that would glue onto the next one.

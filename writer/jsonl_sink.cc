@@ -137,7 +137,7 @@ Status JsonlSink::Flush() {
 }
 
 Status JsonlSink::ForEachStoredKey(const std::function<void(const std::string&)>& visit) {
-  return ForEachJsonlUrl(path_, visit);
+  return ForEachJsonlKey(path_, visit);
 }
 
 Status JsonlSink::Close() {

@@ -17,6 +17,9 @@ std::string PageJson(const v1::Page& page, const std::string* body) {
   JsonWriter json;
   json.BeginObject();
   json.Key("url").String(page.url());
+  // A continuous crawl's later rounds of a URL: the key the writer knows
+  // them by on a restart (jsonl_keys.h).
+  if (!page.dedup_key().empty() && page.dedup_key() != page.url()) json.Key("key").String(page.dedup_key());
   json.Key("final_url").String(page.final_url());
   json.Key("status").Uint(page.http_status());
 

@@ -452,6 +452,57 @@ TEST_P(PageProcessorTest, PayloadDigestOnlyWhenTheWriterAsksForIt) {
   EXPECT_EQ(with.page->body_sha1(), std::string(reinterpret_cast<const char*>(md), sizeof(md)));
 }
 
+// A continuous crawl's lease asks for what revalidates the URL: the
+// response's validators and its body's hash (the first 8 bytes of its
+// SHA-1), whether or not the writer wants the digest; a 304 keeps the
+// earlier body's hash and takes the validators it sent.
+TEST_P(PageProcessorTest, AContinuousLeaseReportsWhatRevalidatesTheUrl) {
+  TestResponse page = Html("<title>t</title><p>body</p>");
+  page.headers.push_back({"ETag", "\"x1\""});
+  page.headers.push_back({"Last-Modified", "Tue, 01 Dec 2026 10:00:00 GMT"});
+  Route("/page", page);
+  TestResponse not_modified;
+  not_modified.status = 304;
+  not_modified.headers.push_back({"ETag", "\"x2\""});
+  Route("/same", not_modified);
+  StartServer();
+
+  EXPECT_FALSE(Fetch(At("/page")).report.has_captured()) << "only when asked";
+  v1::WorkItem item;
+  item.set_url(At("/page"));
+  item.set_lease_id(8);
+  item.set_attempt(1);
+  item.set_report_validators(true);
+  for (const bool digest_wanted : {false, true}) {
+    writer_wants_.payload_digest = digest_wanted;
+    FetchOutcome outcome = Processor().Process(item, "fetcher-1");
+    ASSERT_TRUE(outcome.page.has_value());
+    const v1::Validators& captured = outcome.report.captured();
+    EXPECT_EQ(captured.etag(), "\"x1\"");
+    EXPECT_EQ(captured.last_modified(), "Tue, 01 Dec 2026 10:00:00 GMT");
+    EXPECT_GT(captured.fetched_at_ms(), 0);
+    unsigned char md[SHA_DIGEST_LENGTH];
+    SHA1(reinterpret_cast<const unsigned char*>(outcome.page->body().data()), outcome.page->body().size(), md);
+    uint64_t expected = 0;
+    for (int i = 0; i < 8; ++i) expected = (expected << 8) | md[i];
+    EXPECT_EQ(captured.body_hash(), expected) << "digest wanted: " << digest_wanted;
+  }
+
+  item.set_url(At("/same"));
+  item.mutable_previous()->set_etag("\"x1\"");
+  item.mutable_previous()->set_last_modified("Tue, 01 Dec 2026 10:00:00 GMT");
+  item.mutable_previous()->set_body_hash(99);
+  item.mutable_previous()->set_refetch_interval_ms(60000);
+  FetchOutcome again = Processor().Process(item, "fetcher-1");
+  EXPECT_EQ(again.report.http_status(), 304u);
+  EXPECT_EQ(Requests().back().headers.count("if-none-match"), 1u);
+  const v1::Validators& captured = again.report.captured();
+  EXPECT_EQ(captured.etag(), "\"x2\"");
+  EXPECT_EQ(captured.last_modified(), "Tue, 01 Dec 2026 10:00:00 GMT");
+  EXPECT_EQ(captured.body_hash(), 99u);
+  EXPECT_EQ(captured.refetch_interval_ms(), 0) << "the frontier's own field is not echoed";
+}
+
 TEST_P(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   std::string html = "<title>Zipped</title><p>";
   for (int i = 0; i < 200; ++i) html += "compressible words ";

@@ -218,7 +218,7 @@ def check_file(path, state):
                 error("%s: bad WARC-Refers-To-Date %s" % (where, h.get("warc-refers-to-date")))
             responses[rid] = h.get("warc-concurrent-to")
             state["revisits"].append({
-                "uri": h.get("warc-target-uri"), "status_line": status_line,
+                "uri": h.get("warc-target-uri"), "status_line": status_line, "date": h["warc-date"],
                 "refers_to_uri": h.get("warc-refers-to-target-uri"),
                 "refers_to_date": h.get("warc-refers-to-date"),
                 "refers_to": h.get("warc-refers-to"), "profile": profile,
