@@ -227,7 +227,7 @@ Status PackWacz(const std::string& dir, const std::string& output, WaczCounts* c
                                                   std::chrono::system_clock::now().time_since_epoch())
                                                   .count());
   JsonWriter package;
-  package.BeginObject().Key("profile").String("wacz").Key("title").String("zcrawl crawl of " + dir);
+  package.BeginObject().Key("profile").String("data-package").Key("wacz_version").String("1.1.1").Key("title").String("zcrawl crawl of " + dir);
   package.Key("created").String(now).Key("modified").String(now).Key("software").String("zcrawl");
   if (!pages.empty()) {
     package.Key("home").BeginObject().Key("url").String(pages.front().url).Key("ts").String(pages.front().ts);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reader of a WACZ 1.2.0 file (Python stdlib only).
+"""Independent reader of a WACZ file (Python stdlib only).
 
   wacz_check.py FILE.wacz
 
@@ -7,7 +7,8 @@ Checks what a replay tool relies on:
 - the layout: datapackage.json, datapackage-digest.json, pages/pages.jsonl,
   indexes/*.cdx(j), archive/*.warc(.gz); nothing else in those folders;
 - archive entries stored, not compressed again (readers seek into them);
-- datapackage.json: profile "wacz"; every other entry listed once with its
+- datapackage.json: profile "data-package" (what ReplayWeb.page reads;
+  the 1.2.0 draft's "wacz" it refuses), wacz_version; every other entry listed once with its
   true size and sha256; nothing listed that is not there;
 - datapackage-digest.json: the sha256 of datapackage.json;
 - page lists: a json-pages-1.0 header, then objects with url and an RFC 3339 ts;
@@ -75,8 +76,10 @@ def main(path):
             errors.append("no index")
 
         package = json.loads(zf.read("datapackage.json")) if "datapackage.json" in names else {}
-        if package.get("profile") != "wacz":
+        if package.get("profile") != "data-package":
             errors.append("datapackage.json profile is %r" % package.get("profile"))
+        if not package.get("wacz_version"):
+            errors.append("datapackage.json has no wacz_version")
         listed = {}
         for resource in package.get("resources", []):
             p = resource.get("path")
