@@ -47,6 +47,11 @@
 #     in WORK/frontier-scale/, samples in WORK/frontier-scale.csv (drawn in
 #     WORK/frontier-scale.png), the resume's figures in
 #     WORK/frontier-scale-resume.csv, its summary in results.md.
+# 11. "digest-index" (only when asked): the WARC writer's payload-digest
+#     index alone (digest_index_bench) storing --digest-payloads pages (10^7),
+#     a fifth of them repeats, within the writer's default --dedup-memory-mb
+#     (64): RSS, disk per payload and lookups/s as it grows, in
+#     WORK/digest-index.csv and results.md.
 # Then prints the results table (medians) and ratios, also written to
 # WORK/results.md.
 #
@@ -54,8 +59,8 @@
 #   --repeats N          rounds per crawler and scenario (3)
 #   --only LIST          parts to run, comma-separated, from
 #                        ceiling,fast,slow,memory,profile,micro,sinks,
-#                        endless,frontier-scale (default: all but profile
-#                        and frontier-scale)
+#                        endless,frontier-scale,digest-index (default: all
+#                        but profile, frontier-scale and digest-index)
 #   --profile            also run the profile part
 #   --port P             nginx port (18080, or the next free one)
 #   --pages-per-host N   site size per host (5000; 4 hosts)
@@ -86,6 +91,7 @@
 #                        (20000000)
 #   --scale-seconds N    frontier-scale: or after N seconds (3600)
 #   --scale-memory-mb N  frontier-scale: the frontier's --memory-mb (1024)
+#   --digest-payloads N  digest-index: pages stored (10000000)
 #   --kill-resume        frontier-scale: then SIGKILL the frontier, restart it
 #                        on the same state and time its resume (first lease,
 #                        seen filter rebuilt, RSS, rates)
@@ -172,6 +178,7 @@ MICRO_MIN_TIME=0.5
 ZC_FORMAT=files
 SCALE_URLS=20000000
 SCALE_SECONDS=3600
+DIGEST_PAYLOADS=10000000
 SCALE_MEMORY_MB=1024
 SCALE_KILL_RESUME=0
 SCALE_ARGS=""
@@ -207,6 +214,7 @@ while [ $# -gt 0 ]; do
     --baseline-crawlers) BASE_CRAWLERS="$2"; shift 2 ;;
     --tmpfs) TMPFS=1; shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --digest-payloads) DIGEST_PAYLOADS="$2"; shift 2 ;;
     *) echo "run_bench: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -214,11 +222,11 @@ done
 log() { printf 'bench: %s\n' "$*" >&2; }
 part() { [[ ",$ONLY," == *",$1,"* ]]; }
 crawler_on() { [[ ",$CRAWLERS," == *",$1,"* ]]; }
-# True when a part other than frontier-scale runs: that one needs no site,
-# server or crawler, only zcrawl-frontier and frontier_scale_bench.
+# True when a part other than frontier-scale and digest-index runs: those
+# need no site, server or crawler, only their own programs.
 crawl_parts() {
   local p
-  for p in ${ONLY//,/ }; do [ "$p" = frontier-scale ] || return 0; done
+  for p in ${ONLY//,/ }; do [ "$p" = frontier-scale ] || [ "$p" = digest-index ] || return 0; done
   return 1
 }
 
@@ -240,6 +248,7 @@ NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 needed_bins=()
 if crawl_parts; then needed_bins+=(zcrawl-crawl zcrawl-frontier zcrawl-writer zcrawl-fetcher); fi
 if part frontier-scale; then needed_bins+=(zcrawl-frontier frontier_scale_bench); fi
+if part digest-index; then needed_bins+=(digest_index_bench); fi
 for b in "${needed_bins[@]}"; do
   [ -x "$BIN_DIR/$b" ] || { log "no $BIN_DIR/$b: build first (./run setup; frontier_scale_bench: ./run bench)"; exit 1; }
 done
@@ -809,6 +818,30 @@ if part frontier-scale; then
   fi
 fi
 
+DIGEST_CODE=""
+if part digest-index; then
+  log "digest-index: $DIGEST_PAYLOADS pages"
+  "$BIN_DIR/digest_index_bench" --payloads "$DIGEST_PAYLOADS" --sample-every $(((DIGEST_PAYLOADS + 9) / 10)) \
+    --memory-mb 64 --dir "$WORK/digest-index" \
+    > "$WORK/digest-index.csv" 2> "$WORK/logs/digest-index.log"
+  DIGEST_CODE=$?
+  rm -rf "$WORK/digest-index"
+fi
+
+# digest_index_report: the "Payload-digest index" section of results.md.
+digest_index_report() {
+  [ -n "$DIGEST_CODE" ] || return 0
+  echo "## Payload-digest index"
+  echo ""
+  echo "The WARC writer's digest index alone (bench/digest_index_bench.cc): $DIGEST_PAYLOADS pages, a fifth"
+  echo "repeats, bound 64 MB (--dedup-memory-mb's default); digest_index_bench exited $DIGEST_CODE."
+  echo ""
+  echo '```text'
+  cat "$WORK/digest-index.csv"
+  echo '```'
+  echo ""
+}
+
 # frontier_scale_report: the "Frontier scale" section of results.md.
 frontier_scale_report() {
   [ -n "$SCALE_CODE" ] || return 0
@@ -829,5 +862,5 @@ frontier_scale_report() {
   echo ""
 }
 
-{ python3 "$BENCH_DIR/bench_report.py" "$WORK"; frontier_scale_report; } | tee "$WORK/results.md"
+{ python3 "$BENCH_DIR/bench_report.py" "$WORK"; frontier_scale_report; digest_index_report; } | tee "$WORK/results.md"
 log "results in $WORK/results.md"
