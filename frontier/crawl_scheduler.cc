@@ -117,10 +117,12 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
   UrlRecord record{std::move(url), index, depth, attempts, slot.next_seq++, redirect_hops, embed_hops};
   MarkDirty(slot, index);
   ++counts_.waiting;
-  // A requisite jumps the queue when the whole queue is in RAM: seqs on
-  // disk must stay in order (loaded_seq), so behind a backlog it waits its
-  // turn like a link (and after a restart every URL does).
-  soon = soon && slot.backlog == 0 && loaded_ < options_.max_loaded;
+  // A requisite jumps the queue, also a disk backlog: its seq is then
+  // remembered as loaded ahead of loaded_seq, and a refill that reaches it
+  // skips it. Within bounds (RAM, kMaxRequisitesLoadedAhead); past them,
+  // and after a restart, it waits its turn on disk like a link.
+  soon = soon && loaded_ < options_.max_loaded &&
+         (slot.backlog == 0 || slot.requisites_loaded_ahead.size() < kMaxRequisitesLoadedAhead);
   if (store_) {
     store_->StageQueued(index, slot.origin,
                         QueuedUrl{record.seq, record.url, depth, attempts, redirect_hops, embed_hops});
@@ -131,7 +133,12 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
       return;
     }
   }
-  slot.loaded_seq = record.seq;
+  if (slot.backlog == 0) {
+    slot.loaded_seq = record.seq;
+    slot.requisites_loaded_ahead.clear();  // all at or below loaded_seq now
+  } else {
+    slot.requisites_loaded_ahead.push_back(record.seq);
+  }
   if (soon) {
     slot.waiting.insert(std::min<size_t>(slot.requisites_ahead, slot.waiting.size()), std::move(record));
     ++slot.requisites_ahead;
@@ -383,6 +390,7 @@ void CrawlScheduler::FailAllWaiting(uint32_t slot_index, const std::string& reas
     counts_.waiting -= slot.waiting.size();
     loaded_ -= slot.waiting.size();
     slot.waiting.clear();
+    slot.requisites_ahead = 0;
   }
 }
 

@@ -66,6 +66,9 @@ struct SchedulerOptions {
 
 // URLs a head refill takes when max_loaded is reached.
 inline constexpr uint64_t kMinRefill = 4;
+// Requisites of one origin that may jump its disk backlog at once (more
+// wait their turn on disk, as every URL does after a restart).
+inline constexpr size_t kMaxRequisitesLoadedAhead = 1024;
 
 struct SchedulerCounts {
   uint64_t waiting = 0;  // in origin queues or waiting for a retry

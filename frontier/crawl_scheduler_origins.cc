@@ -88,8 +88,10 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
       {options_.head_per_origin, slot.backlog, std::max<uint64_t>(room, kMinRefill)}));
   std::vector<QueuedUrl> loaded;
   // The store reads its staged and in-flight entries too: a refill
-  // neither forces a write nor waits for one.
-  Status s = store_->LoadQueue(slot_index, slot.origin, slot.loaded_seq, want, &loaded);
+  // neither forces a write nor waits for one. Requisites loaded ahead may
+  // be among the entries read: they are skipped.
+  Status s = store_->LoadQueue(slot_index, slot.origin, slot.loaded_seq,
+                               want + slot.requisites_loaded_ahead.size(), &loaded);
   if (!s.ok()) {
     // Try again in a second rather than spinning on a failing disk.
     ++queue_errors_;
@@ -97,22 +99,28 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
     slot.next_fetch_ms = std::max(slot.next_fetch_ms, clock_.NowMs() + 1000);
     return false;
   }
-  if (loaded.size() < want) {
+  size_t taken = 0;
+  auto& ahead = slot.requisites_loaded_ahead;
+  for (QueuedUrl& url : loaded) {
+    if (taken == want) break;
+    slot.loaded_seq = url.seq;
+    if (std::binary_search(ahead.begin(), ahead.end(), url.seq)) continue;  // in RAM or leased already
+    slot.waiting.push_back(
+        UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq, url.redirect_hops, url.embed_hops});
+    ++taken;
+  }
+  ahead.erase(ahead.begin(), std::upper_bound(ahead.begin(), ahead.end(), slot.loaded_seq));
+  if (taken < want) {
     // The origin record promised more than the disk holds: count them gone
     // (loudly) rather than wait for them forever.
-    const uint64_t missing = slot.backlog - loaded.size();
+    const uint64_t missing = slot.backlog - taken;
     ++queue_errors_;
     spdlog::error("queue of {} holds {} fewer URLs than its record says", slot.origin, missing);
     counts_.waiting -= missing;
-    slot.backlog = loaded.size();
+    slot.backlog = taken;
   }
-  for (QueuedUrl& url : loaded) {
-    slot.loaded_seq = url.seq;
-    slot.waiting.push_back(
-        UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq, url.redirect_hops, url.embed_hops});
-  }
-  slot.backlog -= loaded.size();
-  loaded_ += loaded.size();
+  slot.backlog -= taken;
+  loaded_ += taken;
   ++refills_;
   return !slot.waiting.empty();
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/robots_rules.h"
 #include "frontier/url_head.h"
@@ -32,6 +33,10 @@ struct HostSlot {
   // Requisites put at the front of `waiting` (CrawlScheduler::Enqueue
   // `soon`): new ones go behind them, so a page's come in page order.
   uint32_t requisites_ahead = 0;
+  // Seqs past loaded_seq that are in RAM already: requisites that jumped a
+  // disk backlog (CrawlScheduler::Enqueue), skipped when a refill reaches
+  // them; ascending, at most kMaxRequisitesLoadedAhead.
+  std::vector<uint64_t> requisites_loaded_ahead;
   uint64_t loaded_seq = 0;         // every seq <= this is in RAM or leased or final
   uint64_t next_seq = 1;           // seq of the next admitted URL
   // Final states the broker has recorded in the store (with the queue

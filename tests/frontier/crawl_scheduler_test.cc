@@ -55,9 +55,9 @@ class CrawlSchedulerTest : public ::testing::TestWithParam<bool> {
   std::unique_ptr<UrlStore> store_;
 };
 
-// A page's requisites go to the front of its origin's queue while that
-// queue is all in RAM (page order among them); behind a backlog on disk
-// they keep their seq's place. Each URL is leased once either way, and a
+// A page's requisites go to the front of its origin's queue (page order
+// among them) while the queue heads have room; past max_loaded they wait
+// on disk in seq order. Each URL is leased once either way, and a
 // requisite's embed hops travel with its lease.
 TEST_P(CrawlSchedulerTest, RequisitesJumpAQueueHeldInRam) {
   auto s = Make(0, 10);
@@ -435,6 +435,49 @@ TEST(CrawlSchedulerDiskQueueTest, ALongQueueLeavesInOrderWithABoundedHead) {
   EXPECT_TRUE(s.Drained());
   EXPECT_GT(s.refills(), 600u);
   EXPECT_EQ(s.queue_errors(), 0u);
+}
+
+// A page's requisites are fetched soon after it also when its origin's
+// queue is mostly on disk: they jump the backlog, and the refill that
+// later reaches their place on disk skips them: each URL leased once.
+TEST(CrawlSchedulerDiskQueueTest, RequisitesJumpADiskBacklogAndAreLeasedOnce) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_requisites"));
+  ASSERT_TRUE(store);
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.per_host = 1000;
+  o.obey_robots = false;
+  o.head_per_origin = 4;
+  o.max_loaded = 1000;
+  CrawlScheduler s(o, clock, store.get());
+  for (int i = 0; i < 100; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
+  auto first = s.Lease("f", 1);
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(first[0].url(), "http://a/0");
+  ASSERT_TRUE(s.Complete("f", Report(first[0])).known_lease);
+  // Page 0's requisites, while 96 of its origin's URLs wait on disk; then
+  // a link of page 0, which waits its turn.
+  s.Enqueue("http://a/style.css", "http://a", 1, 0, 0, 0, /*soon=*/true);
+  s.Enqueue("http://a/logo.png", "http://a", 1, 0, 0, 0, /*soon=*/true);
+  s.Enqueue("http://a/late-link", "http://a", 1);
+  std::vector<std::string> urls;
+  while (true) {
+    auto items = s.Lease("f", 3);
+    if (items.empty()) break;
+    for (const auto& item : items) {
+      urls.push_back(item.url());
+      ASSERT_TRUE(s.Complete("f", Report(item)).known_lease);
+    }
+  }
+  ASSERT_EQ(urls.size(), 102u) << "every URL leased once";
+  EXPECT_EQ(urls[0], "http://a/style.css");
+  EXPECT_EQ(urls[1], "http://a/logo.png");
+  for (int i = 1; i < 100; ++i) EXPECT_EQ(urls[1 + i], "http://a/" + std::to_string(i));
+  EXPECT_EQ(urls.back(), "http://a/late-link");
+  EXPECT_TRUE(s.Drained());
+  EXPECT_EQ(s.queue_errors(), 0u);
+  EXPECT_EQ(s.loaded_urls(), 0u);
 }
 
 TEST(CrawlSchedulerDiskQueueTest, AResumedOriginLeasesItsQueueFromDiskMinusRecordedFinals) {
