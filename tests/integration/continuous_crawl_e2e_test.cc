@@ -38,25 +38,21 @@ class ContinuousCrawlE2eTest : public ::testing::Test {
   TestResponse Serve(const TestRequest& request) {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string& path = request.target;
-    auto header = [&](const char* name) {
-      const auto it = request.headers.find(name);
-      return it == request.headers.end() ? std::string() : it->second;
-    };
-    conditions_[path].push_back(header("if-none-match") + "|" + header("if-modified-since"));
+    conditions_[path].push_back(request.Header("if-none-match") + "|" + request.Header("if-modified-since"));
     TestResponse r;
     r.headers = {{"Content-Type", "text/html"}};
     if (path == "/") {
       r.headers.push_back({"ETag", "\"idx\""});
       r.body = "<a href=/same.html>s</a><a href=/lastmod.html>l</a><a href=/changing.html>c</a>";
-      if (header("if-none-match") == "\"idx\"") r.status = 304;
+      if (request.Header("if-none-match") == "\"idx\"") r.status = 304;
     } else if (path == "/same.html") {
       r.headers.push_back({"ETag", "\"s1\""});
       r.body = "<p>the same, known by its ETag</p>";
-      if (header("if-none-match") == "\"s1\"") r.status = 304;
+      if (request.Header("if-none-match") == "\"s1\"") r.status = 304;
     } else if (path == "/lastmod.html") {
       r.headers.push_back({"Last-Modified", kLastModified});
       r.body = "<p>the same, known by its date</p>";
-      if (header("if-modified-since") == kLastModified) r.status = 304;
+      if (request.Header("if-modified-since") == kLastModified) r.status = 304;
     } else if (path == "/changing.html") {
       r.body = "<p>version " + std::to_string(conditions_[path].size()) + "</p>";
     } else {

@@ -36,11 +36,7 @@ class RecrawlTest : public ::testing::Test {
   TestResponse Serve(const TestRequest& request) {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string& path = request.target;
-    auto header = [&](const char* name) {
-      const auto it = request.headers.find(name);
-      return it == request.headers.end() ? std::string() : it->second;
-    };
-    conditions_[round_][path] = header("if-none-match") + "|" + header("if-modified-since");
+    conditions_[round_][path] = request.Header("if-none-match") + "|" + request.Header("if-modified-since");
     TestResponse r;
     r.headers = {{"Content-Type", "text/html"}};
     const bool second = round_ == 2;
@@ -50,19 +46,19 @@ class RecrawlTest : public ::testing::Test {
                "<a href=/removed.html>r</a><a href=/gone.html>g</a><a href=/dup-a.html>a</a>"
                "<a href=/dup-b.html>b</a><a href=/plain.html>p</a>";
       if (second) r.body += "<a href=/new.html>n</a>";
-      if (second && header("if-none-match") == "\"idx-2\"") r.status = 304;
+      if (second && request.Header("if-none-match") == "\"idx-2\"") r.status = 304;
     } else if (path == "/etag.html") {
       r.headers.push_back({"ETag", "\"e1\""});
       r.body = "<p>the same, known by its ETag</p>";
-      if (header("if-none-match") == "\"e1\"") r.status = 304;
+      if (request.Header("if-none-match") == "\"e1\"") r.status = 304;
     } else if (path == "/lastmod.html") {
       r.headers.push_back({"Last-Modified", kLastModified});
       r.body = "<p>the same, known by its date</p>";
-      if (header("if-modified-since") == kLastModified) r.status = 304;
+      if (request.Header("if-modified-since") == kLastModified) r.status = 304;
     } else if (path == "/changed.html") {
       r.headers.push_back({"ETag", second ? "\"c2\"" : "\"c1\""});
       r.body = second ? "<p>second version</p>" : "<p>first version</p>";
-      if (header("if-none-match") == (second ? "\"c2\"" : "\"c1\"")) r.status = 304;
+      if (request.Header("if-none-match") == (second ? "\"c2\"" : "\"c1\"")) r.status = 304;
     } else if (path == "/removed.html") {
       r.status = second ? 410 : 200;
       r.body = second ? "gone for good" : "<p>soon removed</p>";

@@ -27,6 +27,11 @@ struct TestRequest {
   std::string method;
   std::string target;  // path and query as sent
   std::map<std::string, std::string> headers;  // lower-cased names
+  // The value of header `name` (lower-case), "" when absent.
+  std::string Header(const std::string& name) const {
+    const auto it = headers.find(name);
+    return it == headers.end() ? std::string() : it->second;
+  }
 };
 
 struct TestResponse {
