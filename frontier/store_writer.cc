@@ -126,7 +126,9 @@ Status StoreWriter::ApplyOnce(const std::vector<StagedChange>& changes, bool syn
     // (RocksDB's skiplist keeps that splice) instead of searching from the
     // top. Changes to one key (a queue entry's put and its removal) keep
     // their staging order.
-    std::vector<SortKey> order;
+    // Kept by the writer thread from batch to batch: its pages stay mapped.
+    thread_local std::vector<SortKey> order;
+    order.clear();
     order.reserve(changes.size());
     for (uint32_t i = 0; i < changes.size(); ++i) order.push_back(MakeSortKey(changes[i], i));
     std::sort(order.begin(), order.end(), [&](const SortKey& x, const SortKey& y) {

@@ -382,6 +382,10 @@ Status UrlStore::Settle() {
     return Status(s.code(), "cannot write " + path_ + ": " + s.message());
   }
   in_flight_seen_.clear();
+  if (in_flight_ && in_flight_.use_count() == 1 && in_flight_->capacity() > spare_.capacity()) {
+    spare_ = std::move(*in_flight_);
+    spare_.clear();
+  }
   in_flight_.reset();
   return Status::Ok();
 }
@@ -390,8 +394,10 @@ Status UrlStore::Write(bool sync) {
   Status settled = Settle();
   if (!settled.ok()) return settled;  // kept staged; the next Write retries
   if (staged_.empty() && !(sync && writer_->unsynced())) return Status::Ok();
-  in_flight_ = std::make_shared<const std::vector<StagedChange>>(std::move(staged_));
+  in_flight_ = std::make_shared<std::vector<StagedChange>>(std::move(staged_));
+  staged_ = std::move(spare_);
   staged_.clear();
+  spare_ = {};
   in_flight_seen_.swap(staged_seen_);
   writer_->Start(in_flight_, sync);
   return Status::Ok();

@@ -226,7 +226,12 @@ class UrlStore {
   Status Settle();
   std::vector<StagedChange> staged_;
   std::unordered_set<uint64_t> staged_seen_;     // fingerprints in staged_
-  StoreWriter::Batch in_flight_;                 // the write in flight, until settled
+  // The write in flight, until settled; then, emptied, the next staged_'s
+  // buffer: a vector grown afresh by doubling for every commit touched
+  // fresh pages each time (page faults were ~30% of the broker thread's
+  // time on the endless web, bench/RESULTS.md run X).
+  std::shared_ptr<std::vector<StagedChange>> in_flight_;
+  std::vector<StagedChange> spare_;
   std::unordered_set<uint64_t> in_flight_seen_;  // its fingerprints
   std::unique_ptr<StoreWriter> writer_;          // none when read-only
   uint64_t disk_lookups_ = 0;
