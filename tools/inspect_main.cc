@@ -1,11 +1,13 @@
-// zcrawl-inspect: `./run inspect url|robots|links`, the debugging tools that
-// answer "why did the crawler fetch (or skip) that?" with the crawler's own
-// code paths.
+// zcrawl-inspect: `./run inspect url|robots|links|embeds|schedule`, the
+// debugging tools that answer "why did the crawler fetch (or skip) that?"
+// with the crawler's own code paths.
 //   url:    stdin lines "BASE<TAB>HREF" -> the absolute URL fetched, or "invalid"
 //   robots: --agent UA FILE; stdin URLs -> "allow" / "disallow"
 //   links:  BASE_URL; stdin HTML -> the absolute http(s) links, one per line
 //   embeds: BASE_URL; stdin HTML (or a stylesheet, --css) -> the page
 //           requisites the fetcher reports, absolute, one per line
+//   schedule: STATE_DIR of a stopped continuous crawl -> "DUE<TAB>INTERVAL<TAB>URL"
+//           per scheduled URL, earliest first
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -14,12 +16,15 @@
 #include <CLI/CLI.hpp>
 
 #include "common/cli_config.h"
+#include "common/encoding.h"
 
 #include "common/robots_inspect.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
 #include "fetcher/html_parser.h"
 #include "fetcher/link_resolver.h"
+#include "frontier/refetch_schedule.h"
+#include "frontier/url_store.h"
 
 namespace zcrawl {
 namespace {
@@ -100,6 +105,37 @@ int InspectLinks(const std::string& base_url, const std::string& parser_name, bo
   return 0;
 }
 
+// A stopped continuous crawl's refetch schedule (frontier/refetch_schedule.h),
+// earliest first: when each URL is due, the interval it was given, the URL.
+int InspectSchedule(const std::string& state_dir) {
+  frontier::UrlStoreOptions options;
+  options.dir = state_dir;
+  options.read_only = true;
+  auto store = frontier::UrlStore::Open(options);
+  if (!store.ok()) {
+    std::cerr << "inspect schedule: " << store.status().message() << "\n";
+    return 1;
+  }
+  uint64_t scheduled = 0;
+  std::string out;
+  Status s = frontier::RefetchSchedule::ForEach(**store, [&](int64_t due_ms, const frontier::ScheduledUrl& url) {
+    std::string stored;
+    v1::Validators state;
+    const bool known = (*store)->GetValidators(frontier::UrlKeyOf(url.url), &stored) && state.ParseFromString(stored);
+    out += FormatRfc3339Millis(due_ms) + '\t' + (known ? std::to_string(state.refetch_interval_ms() / 1000) + "s" : "?") +
+           '\t' + url.url + '\n';
+    ++scheduled;
+    return true;
+  });
+  std::cout << out;
+  if (!s.ok()) {
+    std::cerr << "inspect schedule: " << s.message() << "\n";
+    return 1;
+  }
+  std::cerr << scheduled << " URLs scheduled\n";
+  return 0;
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{"zcrawl inspect: see what the crawler makes of URLs, robots.txt, HTML and CSS"};
   app.require_subcommand(1);
@@ -119,12 +155,17 @@ int Main(int argc, char** argv) {
   embeds->add_option("base_url", base, "URL of the document")->required();
   embeds->add_option("--parser", parser, "gumbo, myhtml or scan")->capture_default_str();
   embeds->add_flag("--css", css, "stdin is a stylesheet: prints its url() and @import references");
+  std::string state_dir;
+  auto* schedule = app.add_subcommand(
+      "schedule", "a stopped continuous crawl's refetch schedule: due time, interval, URL (earliest first)");
+  schedule->add_option("state_dir", state_dir, "the crawl's state folder (OUT/.zcrawl)")->required();
   if (auto exit = zcrawl::ParseSettings(app, "inspect", [&] { app.parse(argc, argv); })) return *exit;
   std::ios::sync_with_stdio(false);
   if (*url) return InspectUrl();
   if (*robots) return InspectRobots(agent, robots_file);
   if (*links) return InspectLinks(base, parser, /*embeds=*/false, /*css=*/false);
   if (*embeds) return InspectLinks(base, parser, /*embeds=*/true, css);
+  if (*schedule) return InspectSchedule(state_dir);
   return 2;
 }
 

@@ -136,6 +136,17 @@ TEST_F(ContinuousCrawlE2eTest, PagesAreAskedAgainConditionallyAndOnlyChangesAreS
   EXPECT_GE(summary["refetches"]["changed"].get<int>(), 2) << "the changing page, 2 rounds";
   EXPECT_EQ(summary["finished"], false);
 
+  // The schedule as `./run inspect schedule` lists it: every page, the
+  // changing one at the shortest interval, the others grown to the longest.
+  TestProcess inspect;
+  inspect.Start({SourceDir() + "/run", "inspect", "schedule", dir_ + "/out/.zcrawl"}, dir_ + "/schedule.txt",
+                {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  ASSERT_EQ(inspect.Wait(30000), std::optional<int>(0)) << ReadFile(dir_ + "/schedule.txt");
+  const std::string schedule = ReadFile(dir_ + "/schedule.txt");
+  EXPECT_NE(schedule.find("\t1s\t" + Url("/changing.html") + "\n"), std::string::npos) << schedule;
+  EXPECT_NE(schedule.find("\t2s\t" + Url("/same.html") + "\n"), std::string::npos) << schedule;
+  EXPECT_NE(schedule.find("4 URLs scheduled"), std::string::npos) << schedule;
+
   const nlohmann::json warc = CheckWarc();
   ASSERT_TRUE(warc.is_object());
   std::map<std::string, std::vector<nlohmann::json>> responses, revisits;
