@@ -195,10 +195,10 @@ void Broker::HandleMessage(const std::string& identity, std::string_view payload
       }
       break;
     case v1::Envelope::kFetchReport:
-      HandleReport(peer, envelope.fetch_report());
+      HandleReport(peer, *envelope.mutable_fetch_report());
       break;
     case v1::Envelope::kFetchReports:
-      for (const auto& report : envelope.fetch_reports().reports()) HandleReport(peer, report);
+      for (auto& report : *envelope.mutable_fetch_reports()->mutable_reports()) HandleReport(peer, report);
       break;
     case v1::Envelope::kGoodbye:
       spdlog::info("peer left id={} reason={}", peer.sender_id, envelope.goodbye().reason());
@@ -259,7 +259,7 @@ void Broker::HandleStatusRequest(Peer& peer, const v1::StatusRequest& request) {
   SendStatus(peer);
 }
 
-void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
+void Broker::HandleReport(Peer& peer, v1::FetchReport& report) {
   ++counters_.reports;
   Completion completion = scheduler_->Complete(peer.identity, report);
   if (!completion.known_lease) {
@@ -297,11 +297,12 @@ void Broker::HandleReport(Peer& peer, const v1::FetchReport& report) {
     job.depth = completion.depth + 1;
     job.parent_embed_hops = completion.embed_hops;
     job.links.reserve(report.links_size());
-    for (const auto& link : report.links()) {
+    for (auto& link : *report.mutable_links()) {
       // A requisite outside the scope is never followed: only what it
       // embeds (a stylesheet's references) is considered.
       if (link.nofollow() || (completion.embed_hops > 0 && !link.embed())) continue;
-      job.links.emplace_back(link.url(), link.redirect_hops(), link.embed());
+      // Moved, not copied: the report is read no further.
+      job.links.emplace_back(std::move(*link.mutable_url()), link.redirect_hops(), link.embed());
     }
   }
   counters_.links_reported += job.links.size();

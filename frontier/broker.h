@@ -85,7 +85,8 @@ class Broker {
 
  private:
   void HandleMessage(const std::string& identity, std::string_view payload);
-  void HandleReport(Peer& peer, const v1::FetchReport& report);
+  // Takes the report's links (moved into the admission job).
+  void HandleReport(Peer& peer, v1::FetchReport& report);
   void HandleReady(Peer& peer, const v1::Envelope& envelope);
   void HandleStatusRequest(Peer& peer, const v1::StatusRequest& request);
   void DrainAdmissions();
