@@ -1,5 +1,7 @@
 #include "frontier/fingerprint_table.h"
 
+#include <algorithm>
+
 namespace zcrawl::frontier {
 
 FingerprintTable::FingerprintTable(uint64_t initial_capacity) {
@@ -40,6 +42,12 @@ bool FingerprintTable::Insert(uint64_t fingerprint) {
     }
     if (++i == capacity) i = 0;
   }
+}
+
+void FingerprintTable::Clear() {
+  if (size_ == 0) return;
+  std::fill(slots_.begin(), slots_.end(), 0);
+  size_ = 0;
 }
 
 void FingerprintTable::Resize(uint64_t capacity) {

@@ -1,6 +1,8 @@
 // FingerprintTable: the exact set of 64-bit URL fingerprints. Open addressing
 // with linear probing over a flat array of uint64_t (0 marks an empty slot).
-// No deletions: a crawl never forgets a URL.
+// No deletions of one fingerprint: a crawl never forgets a URL; Clear()
+// empties the whole table and keeps its capacity (the store's staged
+// fingerprints, emptied every commit).
 //
 // Memory: 8 bytes per slot divided by the load factor. The table grows by
 // 1.5x (not 2x) when it passes 85% load, so the load stays between 57% and
@@ -9,7 +11,8 @@
 // (fingerprint * capacity) >> 64 ("fast range"), one multiply instead of a
 // mask. While growing, old and new arrays coexist for a moment (2.5x).
 //
-// Not internally synchronised: KnownUrlCache guards it.
+// Not internally synchronised: KnownUrlCache guards it; UrlStore's are
+// the broker thread's.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +27,15 @@ class FingerprintTable {
   bool Contains(uint64_t fingerprint) const;
   // True if it was absent and is now inserted.
   bool Insert(uint64_t fingerprint);
+
+  // Empties the table, keeping its capacity.
+  void Clear();
+  template <typename Visit>
+  void ForEach(Visit visit) const {
+    for (uint64_t fingerprint : slots_) {
+      if (fingerprint != 0) visit(fingerprint);
+    }
+  }
 
   uint64_t size() const { return size_; }
   uint64_t capacity() const { return slots_.size(); }

@@ -177,7 +177,7 @@ void UrlStore::Contains(const std::vector<UrlKey>& keys, std::vector<bool>* pres
   std::vector<size_t> positions;
   for (size_t i = 0; i < keys.size(); ++i) {
     const uint64_t fingerprint = keys[i].fingerprint;
-    if (staged_seen_.count(fingerprint) || in_flight_seen_.count(fingerprint)) {
+    if (staged_seen_.Contains(fingerprint) || in_flight_seen_.Contains(fingerprint)) {
       (*present)[i] = true;
     } else {
       asked.push_back(SeenKey(keys[i].site, fingerprint));
@@ -218,7 +218,7 @@ void UrlStore::StageSeen(const SeenEntry& entry) {
     value += entry.url;
   }
   Stage(kSeen, false, SeenKey(entry.site, entry.fingerprint), std::move(value));
-  staged_seen_.insert(entry.fingerprint);
+  staged_seen_.Insert(entry.fingerprint);
 }
 
 void UrlStore::StageQueued(uint32_t origin_id, std::string_view origin, const QueuedUrl& url) {
@@ -375,13 +375,13 @@ Status UrlStore::Settle() {
     if (retry) {
       // Staged again ahead of anything newer, so the order holds.
       staged_.insert(staged_.begin(), retry->begin(), retry->end());
-      staged_seen_.merge(in_flight_seen_);
+      in_flight_seen_.ForEach([&](uint64_t fingerprint) { staged_seen_.Insert(fingerprint); });
     }
-    in_flight_seen_.clear();
+    in_flight_seen_.Clear();
     in_flight_.reset();
     return Status(s.code(), "cannot write " + path_ + ": " + s.message());
   }
-  in_flight_seen_.clear();
+  in_flight_seen_.Clear();
   if (in_flight_ && in_flight_.use_count() == 1 && in_flight_->capacity() > spare_.capacity()) {
     spare_ = std::move(*in_flight_);
     spare_.clear();
@@ -398,7 +398,7 @@ Status UrlStore::Write(bool sync) {
   staged_ = std::move(spare_);
   staged_.clear();
   spare_ = {};
-  in_flight_seen_.swap(staged_seen_);
+  std::swap(in_flight_seen_, staged_seen_);
   writer_->Start(in_flight_, sync);
   return Status::Ok();
 }
