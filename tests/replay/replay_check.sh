@@ -9,7 +9,13 @@
 #   is kept anyway when a check failed.
 # Needs /usr/bin/chromium (apt-get install chromium) and the npm packages
 # replaywebpage and playwright-core in $ZCRAWL_REPLAY_TOOLS (default
-# /work/replay-tools/node_modules); exits 77 (skipped) without them.
+# /work/replay-tools/node_modules); exits 77 (skipped) without them. As
+# checked on 2026-12-03 (ReplayWeb.page 2.5.3, Chromium 156):
+#   apt-get install -y chromium
+#   mkdir -p /work/replay-tools && cd /work/replay-tools && npm init -y
+#   npm pkg set private=true overrides.warcio=2.4.11   # the newest warcio
+#                      # the registry here has; ui.js and sw.js come built
+#   npm install replaywebpage@2.5.3 playwright-core
 # Uses the programs already built in $ZCRAWL_BIN_DIR (default build/bin;
 # ZCRAWL_NO_BUILD=1). In ./run test it is replay_check_test, skipped where
 # the tools are missing.
