@@ -66,6 +66,7 @@ v1::Validators CapturedValidators(const v1::WorkItem& item, const HttpResponse& 
     uint64_t hash = 0;
     for (int i = 0; i < 8; ++i) hash = (hash << 8) | static_cast<uint8_t>(sha1[i]);
     captured.set_body_hash(hash);
+    captured.set_body_bytes(response.body.size());
     // Named in the WARC revisit of a later 304 (the writer wants digests
     // exactly when it writes WARC).
     if (body_sha1.size() == 20) captured.set_payload_digest("sha1:" + Base32Encode(body_sha1));

@@ -39,6 +39,7 @@ std::optional<RefetchPlan> Broker::PlanRefetch(const Completion& completion, con
     if (plan.state.etag().empty()) plan.state.set_etag(previous.etag());
     if (plan.state.last_modified().empty()) plan.state.set_last_modified(previous.last_modified());
     if (plan.state.body_hash() == 0) plan.state.set_body_hash(previous.body_hash());
+    if (plan.state.body_bytes() == 0) plan.state.set_body_bytes(previous.body_bytes());
   }
   plan.state.set_refetch_interval_ms(policy.NextIntervalMs(known ? &previous : nullptr, changed));
   plan.due_wall_ms = clock_.WallMs() + plan.state.refetch_interval_ms();

@@ -158,6 +158,7 @@ Status WarcSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (IsNotModifiedAnswer(page)) {
     MakeNotModifiedRevisit(page, parts);
     ++window_revisits_;
+    window_bytes_saved_ += page.not_modified_since().body_bytes();  // 0 when the earlier size is unknown
   } else if (Status s = Deduplicate(page, parts); !s.ok()) {
     FailWindow(s);
     return window_error_;

@@ -486,12 +486,14 @@ TEST_P(PageProcessorTest, AContinuousLeaseReportsWhatRevalidatesTheUrl) {
     uint64_t expected = 0;
     for (int i = 0; i < 8; ++i) expected = (expected << 8) | md[i];
     EXPECT_EQ(captured.body_hash(), expected) << "digest wanted: " << digest_wanted;
+    EXPECT_EQ(captured.body_bytes(), outcome.page->body().size());
   }
 
   item.set_url(At("/same"));
   item.mutable_previous()->set_etag("\"x1\"");
   item.mutable_previous()->set_last_modified("Tue, 01 Dec 2026 10:00:00 GMT");
   item.mutable_previous()->set_body_hash(99);
+  item.mutable_previous()->set_body_bytes(77);
   item.mutable_previous()->set_refetch_interval_ms(60000);
   FetchOutcome again = Processor().Process(item, "fetcher-1");
   EXPECT_EQ(again.report.http_status(), 304u);
@@ -500,6 +502,7 @@ TEST_P(PageProcessorTest, AContinuousLeaseReportsWhatRevalidatesTheUrl) {
   EXPECT_EQ(captured.etag(), "\"x2\"");
   EXPECT_EQ(captured.last_modified(), "Tue, 01 Dec 2026 10:00:00 GMT");
   EXPECT_EQ(captured.body_hash(), 99u);
+  EXPECT_EQ(captured.body_bytes(), 77u);
   EXPECT_EQ(captured.refetch_interval_ms(), 0) << "the frontier's own field is not echoed";
 }
 

@@ -135,6 +135,10 @@ TEST_F(ContinuousCrawlE2eTest, PagesAreAskedAgainConditionallyAndOnlyChangesAreS
   EXPECT_GE(summary["refetches"]["unchanged"].get<int>(), 6) << "3 unchanging pages, 2 rounds";
   EXPECT_GE(summary["refetches"]["changed"].get<int>(), 2) << "the changing page, 2 rounds";
   EXPECT_EQ(summary["finished"], false);
+  // The writer's: each 304 saved its page's earlier body.
+  const auto writer = nlohmann::json::parse(ReadFile(dir_ + "/out/.zcrawl/writer-summary.json"), nullptr, false);
+  ASSERT_TRUE(writer.is_object()) << ReadFile(dir_ + "/out/.zcrawl/writer-summary.json");
+  EXPECT_GE(writer["revisit_bytes_saved"].get<int>(), 6 * 30) << "6 or more 304s of bodies of 30 bytes or more";
 
   // The schedule as `./run inspect schedule` lists it: every page, the
   // changing one at the shortest interval, the others grown to the longest.

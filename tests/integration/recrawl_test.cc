@@ -160,7 +160,7 @@ TEST_F(RecrawlTest, WarcRecrawlStoresOnlyWhatChangedAndRevisitsTheRest) {
   EXPECT_EQ(second_responses.size() + second_revisits.size(), 10u);
   // The summary reports the revisits and the bytes they did not store
   // again (the three unchanged bodies without validators; a 304's body
-  // size is not known).
+  // size is not known to an earlier crawl's WARC indexes).
   const size_t saved = 2 * std::string("<p>one body, two URLs</p>").size() +
                        std::string("<p>no validators, never changes</p>").size();
   EXPECT_NE(ReadFile(dir_ + "/second.log").find("5 revisit records saved " + std::to_string(saved) + " bytes"),

@@ -112,6 +112,31 @@ TEST_F(WarcRevisitTest, ARepeatedPayloadIsARevisitOfTheFirstRecordAndSavesItsByt
   EXPECT_NE(all.find("\"url\":\"http://b.test/copy\",\"mime\":\"warc/revisit\""), std::string::npos) << all;
 }
 
+// A 304 to a conditional request is a server-not-modified revisit; it
+// saves the earlier capture's body, whose size the lease carried when known
+// (a continuous crawl's), and nothing countable otherwise.
+TEST_F(WarcRevisitTest, ANotModifiedAnswerSavesTheEarlierBodysSizeWhenKnown) {
+  {
+    WarcSink sink(options_, 1, RealClock::Get(), 0);
+    ASSERT_TRUE(sink.Open().ok());
+    for (const uint64_t earlier_bytes : {uint64_t{4321}, uint64_t{0}}) {
+      v1::Page page = PageWithBody("http://a.test/" + std::to_string(earlier_bytes), "", 1796005090000);
+      page.set_http_status(304);
+      page.mutable_not_modified_since()->set_fetched_at_ms(1796005000000);
+      page.mutable_not_modified_since()->set_body_bytes(earlier_bytes);
+      ASSERT_TRUE(sink.Write(page).ok());
+    }
+    ASSERT_TRUE(sink.Close().ok());
+    EXPECT_EQ(sink.revisits(), 2u);
+    EXPECT_EQ(sink.bytes_saved(), 4321u);
+  }
+  const json summary = Check();
+  EXPECT_EQ(summary["by_type"]["revisit"], 2);
+  for (const json& revisit : summary["revisits"]) {
+    EXPECT_EQ(revisit["profile"], "http://netpreserve.org/warc/1.1/revisits/server-not-modified");
+  }
+}
+
 TEST_F(WarcRevisitTest, TheDigestsOutliveTheWriterAndAnEmptyBodyIsNeverARevisit) {
   const std::string body = "<html>the same page</html>";
   {
