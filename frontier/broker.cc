@@ -492,8 +492,9 @@ Status Broker::Step(int max_wait_ms, bool* done) {
   const int64_t now = clock_.NowMs();
   if (now - last_progress_ms_ >= kProgressIntervalMs) LogProgress(false);
 
-  // A continuous crawl ends only when nothing is scheduled either (every
-  // URL failed): its schedule is its queue's future.
+  // A continuous crawl ends only when nothing is scheduled either (failed
+  // URLs are scheduled too, so in practice it runs until stopped): its
+  // schedule is its queue's future.
   if (!finished_ && scheduler_->Drained() && pending_admissions_ == 0 &&
       (!refetch_ || refetch_->next_due_wall_ms() == INT64_MAX)) {
     finished_ = true;

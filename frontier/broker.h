@@ -55,6 +55,7 @@ struct BrokerCounters {
   uint64_t refetches_queued = 0;
   uint64_t refetches_changed = 0;
   uint64_t refetches_unchanged = 0;
+  uint64_t refetches_failed = 0;  // looked at again after the longest interval
   uint64_t refetches_out_of_scope = 0;
   uint64_t refetch_errors = 0;  // schedule scans that failed (retried)
 };
@@ -105,6 +106,7 @@ class Broker {
   // A continuous crawl (broker_refetch.cc): the plan of a done URL's next
   // fetch, from its report; and the due URLs put back in their queues.
   std::optional<RefetchPlan> PlanRefetch(const Completion& completion, const v1::FetchReport& report);
+  RefetchPlan PlanAfterFailure(const ScheduledUrl& url);
   void QueueDueRefetches();
   // When the next refetch is due on the monotonic clock (INT64_MAX: none).
   int64_t NextRefetchMs() const;

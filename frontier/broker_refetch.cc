@@ -1,5 +1,6 @@
-// The Broker's continuous crawl (frontier_options.h continuous): each done
-// URL is planned its next fetch from its report (RefetchPolicy), scheduled
+// The Broker's continuous crawl (frontier_options.h continuous): each URL
+// a fetch finished (done, or failed) is planned its next fetch from its
+// report (RefetchPolicy; a failed one after the longest interval), scheduled
 // with its final state (RecordParent), and put back in its origin's queue
 // when due, where politeness and robots.txt rule it as any URL; the scope
 // is judged again then (a restart may have narrowed it).
@@ -21,17 +22,19 @@ constexpr size_t kRefetchesPerScan = 10000;
 }  // namespace
 
 std::optional<RefetchPlan> Broker::PlanRefetch(const Completion& completion, const v1::FetchReport& report) {
-  if (!refetch_ || completion.final_state != UrlState::kDone || report.status() != v1::FETCH_STATUS_OK) {
-    return std::nullopt;
-  }
+  if (!refetch_ || completion.final_state == UrlState::kWaiting) return std::nullopt;
   v1::Validators previous;
   std::string stored;
   const bool known = store_->GetValidators(UrlKeyOf(completion.url), &stored) && previous.ParseFromString(stored);
+  const ScheduledUrl url{completion.url, completion.depth, completion.redirect_hops, completion.embed_hops};
+  if (completion.final_state == UrlState::kFailed || report.status() != v1::FETCH_STATUS_OK) {
+    return PlanAfterFailure(url);
+  }
+  RefetchPlan plan;
+  plan.url = url;
   const bool changed = RefetchPolicy::Changed(known ? &previous : nullptr, report);
   ++(changed ? counters_.refetches_changed : counters_.refetches_unchanged);
   const RefetchPolicy policy{options_.refetch_min_s * 1000, options_.refetch_max_s * 1000};
-  RefetchPlan plan;
-  plan.url = ScheduledUrl{completion.url, completion.depth, completion.redirect_hops, completion.embed_hops};
   plan.state = report.captured();
   // A 304 may omit what the earlier capture had (RFC 9110 15.4.5 asks
   // only for what a 200 would send); keep those.
@@ -42,6 +45,21 @@ std::optional<RefetchPlan> Broker::PlanRefetch(const Completion& completion, con
     if (plan.state.body_bytes() == 0) plan.state.set_body_bytes(previous.body_bytes());
   }
   plan.state.set_refetch_interval_ms(policy.NextIntervalMs(known ? &previous : nullptr, changed));
+  plan.due_wall_ms = clock_.WallMs() + plan.state.refetch_interval_ms();
+  return plan;
+}
+
+RefetchPlan Broker::PlanAfterFailure(const ScheduledUrl& url) {
+  // Gone (404, 410), refused, unreachable after the retries, or its site's
+  // robots.txt unanswered: looked at again after the longest interval, as
+  // Nutch does, with what revalidated its last capture; a page that comes
+  // back rejoins the adaptive schedule.
+  ++counters_.refetches_failed;
+  RefetchPlan plan;
+  plan.url = url;
+  std::string stored;
+  if (store_->GetValidators(UrlKeyOf(url.url), &stored) && !plan.state.ParseFromString(stored)) plan.state.Clear();
+  plan.state.set_refetch_interval_ms(options_.refetch_max_s * 1000);
   plan.due_wall_ms = clock_.WallMs() + plan.state.refetch_interval_ms();
   return plan;
 }
@@ -72,6 +90,10 @@ void Broker::QueueDueRefetches() {
       continue;
     }
     ++counters_.refetches_queued;
+    // Admitted again: a URL recorded failed before is not failed while it
+    // waits, and done once its queue entry goes (url_store.h).
+    const UrlKey key = UrlKeyOf(url.url);
+    store_->StageSeen(SeenEntry{key.fingerprint, key.site, SeenState::kAdmitted, 0, {}, {}});
     scheduler_->EnqueueRefetch(std::move(url.url), parsed->origin_key(), url.depth, url.redirect_hops,
                                url.embed_hops);
   }

@@ -128,6 +128,7 @@ void Broker::WriteSummary() const {
         .Key("queued").Uint(counters_.refetches_queued)
         .Key("changed").Uint(counters_.refetches_changed)
         .Key("unchanged").Uint(counters_.refetches_unchanged)
+        .Key("failed").Uint(counters_.refetches_failed)
         .Key("out_of_scope").Uint(counters_.refetches_out_of_scope)
         .Key("malformed").Uint(refetch_->malformed())
         .Key("errors").Uint(counters_.refetch_errors)

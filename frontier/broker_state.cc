@@ -62,6 +62,12 @@ Status Broker::OpenState() {
   scheduler_->set_final_state_handler(
       [this](const UrlRecord& record, UrlState state, const std::string& reason) {
         RecordFinal(record.url, record.origin, record.seq, state, reason, record.attempts);
+        // A continuous crawl looks at it again later (broker_refetch.cc).
+        if (refetch_ && state == UrlState::kFailed) {
+          const RefetchPlan plan =
+              PlanAfterFailure({record.url, record.depth, record.redirect_hops, record.embed_hops});
+          refetch_->Schedule(plan.url, plan.due_wall_ms, plan.state);
+        }
       });
   if (!store_->resumed()) {
     store_->SetMeta("created_at_ms", std::to_string(clock_.WallMs()));

@@ -33,8 +33,9 @@ struct FrontierOptions {
   // at an interval that adapts to how often it changes, within
   // [refetch_min_s, refetch_max_s]; the crawl never ends by itself (stop
   // it with a signal or `./run stop`). The schedule lives in the state, so
-  // a restart keeps it. A URL that fails leaves the schedule with its
-  // reason, as in any crawl.
+  // a restart keeps it. A URL whose fetch fails (gone, refused, unreachable
+  // after the retries) is recorded failed with its reason, as in any crawl,
+  // and looked at again after refetch_max_s.
   bool continuous = false;
   // 1 hour: the most often one page of a site is asked again, however
   // often it changes (a news front page; politeness still spaces each

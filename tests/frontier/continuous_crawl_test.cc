@@ -188,19 +188,43 @@ TEST_F(ContinuousCrawlTest, ARestartedFrontierKeepsTheSchedule) {
   EXPECT_EQ(LeasedAfter(19'600).previous().refetch_interval_ms(), 19'600);
 }
 
-TEST_F(ContinuousCrawlTest, AFailedPageLeavesTheScheduleAndTheCrawlEndsWhenNothingIsLeft) {
+TEST_F(ContinuousCrawlTest, AFailedPageIsLookedAtAgainAfterTheLongestIntervalAndCanComeBack) {
   auto first = Lease();
   ASSERT_TRUE(first.has_value());
   Report(*first, 200, 11, "\"v1\"");
   auto second = LeasedAfter(kMinMs);
   Report(second, 404, 0, "");
   EXPECT_EQ(broker_->scheduler().counts().failed, 1u);
-  for (int turn = 0; turn < 50 && !broker_->finished(); ++turn) {
-    clock_.Advance(1000);
-    bool done = false;
-    ASSERT_TRUE(broker_->Step(2, &done).ok());
-  }
-  EXPECT_TRUE(broker_->finished());
+  EXPECT_EQ(broker_->counters().refetches_failed, 1u);
+  EXPECT_TRUE(broker_->scheduler().Drained());
+  // Gone, not forgotten: asked again after --refetch-max, with what
+  // revalidated its last capture; the crawl goes on meanwhile.
+  v1::WorkItem third = LeasedAfter(options_.refetch_max_s * 1000);
+  EXPECT_FALSE(broker_->finished());
+  EXPECT_EQ(third.url(), kSeed);
+  EXPECT_EQ(third.previous().etag(), "\"v1\"");
+  EXPECT_EQ(third.previous().refetch_interval_ms(), options_.refetch_max_s * 1000);
+  // Back, and changed: the adaptive schedule again, from the longest interval.
+  Report(third, 200, 12, "\"v2\"");
+  EXPECT_EQ(broker_->scheduler().counts().done, 2u);
+  EXPECT_EQ(LeasedAfter(80'000).previous().refetch_interval_ms(), 80'000);
+}
+
+// A URL failed by the scheduler rather than by a report (here its leases
+// expired past --retries; robots.txt unanswered takes the same path) is
+// looked at again too.
+TEST_F(ContinuousCrawlTest, AUrlFailedByItsExpiredLeasesIsLookedAtAgain) {
+  options_.lease_ms = 5'000;
+  options_.retries = 0;
+  StartBroker();
+  auto first = Lease();
+  ASSERT_TRUE(first.has_value());
+  clock_.Advance(options_.lease_ms + 1);
+  for (int turn = 0; turn < 20 && broker_->scheduler().counts().failed == 0; ++turn) Lease(1);
+  ASSERT_EQ(broker_->scheduler().counts().failed, 1u);
+  EXPECT_EQ(broker_->counters().refetches_failed, 1u);
+  AskForWork();  // the fetcher's one credit went with the expired lease
+  EXPECT_EQ(LeasedAfter(options_.refetch_max_s * 1000).url(), kSeed);
 }
 
 }  // namespace
