@@ -47,21 +47,23 @@ bool AsksConditionally(const v1::WorkItem& item) {
 
 // What a continuous crawl's frontier keeps of this fetch to tell next time
 // whether the URL changed and to ask conditionally (WorkItem.report_validators).
-// A 304 keeps the earlier capture's body hash: its body is the earlier one.
+// A 304 keeps the earlier capture's body hash, size and time: its body is
+// the earlier one, which a later 304's revisit names (WARC-Refers-To-Date).
 v1::Validators CapturedValidators(const v1::WorkItem& item, const HttpResponse& response, bool not_modified,
                                   std::string_view body_sha1, int64_t fetched_at_ms) {
   v1::Validators captured;
   if (not_modified) {
     captured = item.previous();
     captured.clear_refetch_interval_ms();
+    captured.clear_round_due_ms();
   }
   // RFC 9110 15.4.5: a 304 sends the validators a 200 would have sent.
   if (std::string_view etag = FindHeader(response.headers, "etag"); !etag.empty()) captured.set_etag(std::string(etag));
   if (std::string_view modified = FindHeader(response.headers, "last-modified"); !modified.empty()) {
     captured.set_last_modified(std::string(modified));
   }
-  captured.set_fetched_at_ms(fetched_at_ms);
   if (!not_modified) {
+    captured.set_fetched_at_ms(fetched_at_ms);
     const std::string sha1 = body_sha1.size() == 20 ? std::string(body_sha1) : Sha1(response.body);
     uint64_t hash = 0;
     for (int i = 0; i < 8; ++i) hash = (hash << 8) | static_cast<uint8_t>(sha1[i]);
@@ -77,7 +79,7 @@ v1::Validators CapturedValidators(const v1::WorkItem& item, const HttpResponse& 
 // A continuous crawl's later rounds of a URL are captures of their own
 // (common/page_key.h); a recrawl's first round is not.
 std::string DedupKeyOf(const v1::WorkItem& item) {
-  return PageKey(item.url(), item.report_validators() ? item.previous().fetched_at_ms() : 0);
+  return PageKey(item.url(), item.report_validators() ? item.previous().round_due_ms() : 0);
 }
 
 }  // namespace

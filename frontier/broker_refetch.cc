@@ -70,6 +70,10 @@ void Broker::QueueDueRefetches() {
   if (clock_.WallMs() < refetch_->next_due_wall_ms() || now - last_refetch_scan_ms_ < kRefetchScanIntervalMs) return;
   last_refetch_scan_ms_ = now;
   std::vector<ScheduledUrl> due;
+  // TakeDue writes what is staged: with the origin records it changed, as
+  // every commit does (a queue entry on disk past its origin's next seq
+  // would be overwritten after a crash).
+  scheduler_->StageDirtyOrigins();
   if (Status s = refetch_->TakeDue(clock_.WallMs(), kRefetchesPerScan, &due); !s.ok()) {
     ++counters_.refetch_errors;
     spdlog::error("cannot read the refetch schedule (will retry): {}", s.message());

@@ -56,7 +56,9 @@ void RefetchSchedule::Schedule(const ScheduledUrl& url, int64_t due_wall_ms, con
   PutVarint(url.embed_hops, &value);
   value += url.url;
   store_.SetMeta(EntryKey(due_wall_ms, key), value);
-  store_.StageValidators(key, state.SerializeAsString());
+  v1::Validators with_round = state;
+  with_round.set_round_due_ms(due_wall_ms);  // the writer key of the round (common/page_key.h)
+  store_.StageValidators(key, with_round.SerializeAsString());
   next_due_wall_ms_ = std::min(next_due_wall_ms_, due_wall_ms);
 }
 
@@ -67,6 +69,11 @@ Status RefetchSchedule::TakeDue(int64_t now_wall_ms, size_t max, std::vector<Sch
   const std::string below = KeyAfter(now_wall_ms);
   size_t taken = 0;
   bool more_due = false;
+  // Removals are staged only once both scans succeeded: a failed scan
+  // leaves every entry scheduled (and the caller queues nothing).
+  std::vector<std::string> taken_keys;
+  std::vector<ScheduledUrl> due_urls;
+  uint64_t malformed = 0;
   Status scanned = store_.ScanMeta(std::string(kPrefix), below, [&](std::string_view key, std::string_view value) {
     if (taken == max) {
       more_due = true;
@@ -74,26 +81,28 @@ Status RefetchSchedule::TakeDue(int64_t now_wall_ms, size_t max, std::vector<Sch
     }
     int64_t due = 0;
     ScheduledUrl url;
-    store_.EraseMeta(std::string(key));
+    taken_keys.emplace_back(key);
     if (!Decode(key, value, &due, &url)) {
-      ++malformed_;
+      ++malformed;
       return true;
     }
-    out->push_back(std::move(url));
+    due_urls.push_back(std::move(url));
     ++taken;
     return true;
   });
   if (!scanned.ok()) return scanned;
-  if (more_due) {
-    next_due_wall_ms_ = now_wall_ms;
-    return Status::Ok();
+  int64_t next = now_wall_ms;  // more are due now
+  if (!more_due) {
+    next = INT64_MAX;  // the first entry not yet due, if any
+    Status peeked = store_.ScanMeta(below, std::string(kPrefixEnd), [&](std::string_view key, std::string_view) {
+      next = static_cast<int64_t>(GetBigEndian(key, kPrefix.size(), 8));
+      return false;
+    });
+    if (!peeked.ok()) return peeked;
   }
-  int64_t next = INT64_MAX;  // the first entry not yet due, if any
-  Status peeked = store_.ScanMeta(below, std::string(kPrefixEnd), [&](std::string_view key, std::string_view) {
-    next = static_cast<int64_t>(GetBigEndian(key, kPrefix.size(), 8));
-    return false;
-  });
-  if (!peeked.ok()) return peeked;
+  for (const std::string& key : taken_keys) store_.EraseMeta(key);
+  for (ScheduledUrl& url : due_urls) out->push_back(std::move(url));
+  malformed_ += malformed;
   next_due_wall_ms_ = next;
   return Status::Ok();
 }

@@ -487,6 +487,7 @@ TEST_P(PageProcessorTest, AContinuousLeaseReportsWhatRevalidatesTheUrl) {
     for (int i = 0; i < 8; ++i) expected = (expected << 8) | md[i];
     EXPECT_EQ(captured.body_hash(), expected) << "digest wanted: " << digest_wanted;
     EXPECT_EQ(captured.body_bytes(), outcome.page->body().size());
+    EXPECT_EQ(outcome.page->dedup_key(), item.url()) << "a first round is keyed by its URL";
   }
 
   item.set_url(At("/same"));
@@ -494,6 +495,8 @@ TEST_P(PageProcessorTest, AContinuousLeaseReportsWhatRevalidatesTheUrl) {
   item.mutable_previous()->set_last_modified("Tue, 01 Dec 2026 10:00:00 GMT");
   item.mutable_previous()->set_body_hash(99);
   item.mutable_previous()->set_body_bytes(77);
+  item.mutable_previous()->set_fetched_at_ms(1234);
+  item.mutable_previous()->set_round_due_ms(555);
   item.mutable_previous()->set_refetch_interval_ms(60000);
   FetchOutcome again = Processor().Process(item, "fetcher-1");
   EXPECT_EQ(again.report.http_status(), 304u);
@@ -503,6 +506,10 @@ TEST_P(PageProcessorTest, AContinuousLeaseReportsWhatRevalidatesTheUrl) {
   EXPECT_EQ(captured.last_modified(), "Tue, 01 Dec 2026 10:00:00 GMT");
   EXPECT_EQ(captured.body_hash(), 99u);
   EXPECT_EQ(captured.body_bytes(), 77u);
+  EXPECT_EQ(captured.fetched_at_ms(), 1234) << "the time of the body the next revisit names";
+  EXPECT_EQ(captured.round_due_ms(), 0) << "the frontier's own field is not echoed";
+  ASSERT_TRUE(again.page.has_value());
+  EXPECT_EQ(again.page->dedup_key(), At("/same") + "#round-555");
   EXPECT_EQ(captured.refetch_interval_ms(), 0) << "the frontier's own field is not echoed";
 }
 

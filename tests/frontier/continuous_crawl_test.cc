@@ -201,6 +201,9 @@ TEST_F(ContinuousCrawlTest, AFailedPageIsLookedAtAgainAfterTheLongestIntervalAnd
   // revalidated its last capture; the crawl goes on meanwhile.
   v1::WorkItem third = LeasedAfter(options_.refetch_max_s * 1000);
   EXPECT_FALSE(broker_->finished());
+  // Its own round, so its page gets a writer key of its own (page_key.h).
+  EXPECT_NE(third.previous().round_due_ms(), 0);
+  EXPECT_NE(third.previous().round_due_ms(), second.previous().round_due_ms());
   EXPECT_EQ(third.url(), kSeed);
   EXPECT_EQ(third.previous().etag(), "\"v1\"");
   EXPECT_EQ(third.previous().refetch_interval_ms(), options_.refetch_max_s * 1000);

@@ -165,6 +165,7 @@ TEST_F(ContinuousCrawlE2eTest, PagesAreAskedAgainConditionallyAndOnlyChangesAreS
       EXPECT_EQ(revisit["profile"], kNotModified) << path;
       EXPECT_EQ(revisit["refers_to_uri"], Url(path));
       EXPECT_EQ(revisit["payload_digest"], responses[Url(path)][0]["payload_digest"]) << path;
+      EXPECT_EQ(revisit["refers_to_date"], responses[Url(path)][0]["date"]) << path << ": the capture with the body";
     }
   }
   // The changing page: a whole capture per fetch, each body different.
