@@ -58,11 +58,16 @@ int Main(int argc, char** argv) {
 
 #ifdef ZCRAWL_JEMALLOC
 // jemalloc's settings for the frontier, the process whose memory grows with
-// the crawl: one arena (its hot path is one thread) and freed pages handed
-// back at once. Measured: ~290 instead of ~350 bytes of RSS per known URL,
-// CPU unchanged within noise (bench/RESULTS.md). MALLOC_CONF still wins.
+// the crawl: one arena (its hot path is one thread), and freed pages kept
+// for a second, then handed back by jemalloc's own thread. Handing them
+// back at once (dirty_decay_ms:0, chosen when RAM held every URL: ~290
+// instead of ~350 bytes of RSS per known URL) cost a madvise per freed run,
+// whose TLB shootdowns and the page faults that followed were ~30% of the
+// broker thread; a second's worth costs ~10 MB of RSS and took a third off
+// the frontier's CPU per new URL (bench/RESULTS.md run Y). MALLOC_CONF
+// still wins.
 extern "C" {
-const char* malloc_conf = "narenas:1,dirty_decay_ms:0,muzzy_decay_ms:0";
+const char* malloc_conf = "narenas:1,background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
 }
 #endif
 
