@@ -26,6 +26,19 @@ bool KnownUrlCache::Contains(uint64_t fingerprint, bool* in_older) const {
   return older;
 }
 
+void KnownUrlCache::Lookup(const std::vector<uint64_t>& fingerprints, std::vector<Found>* found) const {
+  found->assign(fingerprints.size(), kUnknown);
+  if (fingerprints.empty()) return;
+  ReaderLock guard(lock_);
+  for (size_t i = 0; i < fingerprints.size(); ++i) {
+    if (current_->Contains(fingerprints[i])) {
+      (*found)[i] = kKnown;
+    } else if (older_->Contains(fingerprints[i])) {
+      (*found)[i] = kKnownInOlder;
+    }
+  }
+}
+
 void KnownUrlCache::Insert(const std::vector<uint64_t>& fingerprints) {
   if (fingerprints.empty()) return;
   WriterLock guard(lock_);

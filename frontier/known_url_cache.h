@@ -40,6 +40,13 @@ class KnownUrlCache {
   // *in_older (if given): found only in the older generation, so the
   // caller should Insert it again to keep it.
   bool Contains(uint64_t fingerprint, bool* in_older = nullptr) const;
+  // Contains for many, under one shared lock: a link thread looks up a
+  // whole report's links at once (the lock taken per link, four mutex
+  // operations on a line both link threads share, was ~3% of the
+  // frontier's CPU on the synthetic web). (*found)[i] is kUnknown, kKnown
+  // or kKnownInOlder (the caller should Insert it again).
+  enum Found : uint8_t { kUnknown = 0, kKnown = 1, kKnownInOlder = 2 };
+  void Lookup(const std::vector<uint64_t>& fingerprints, std::vector<Found>* found) const;
   void Insert(const std::vector<uint64_t>& fingerprints);
 
   uint64_t size() const;

@@ -41,6 +41,17 @@ void LinkAdmitter::Run() {
 AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
   AdmissionResult result;
   result.parent = job.parent;
+  // Parsed and in scope, then looked up in the cache all at once.
+  struct InScope {
+    Url url;
+    UrlKey key;
+    uint32_t embed_hops;
+    const ReportedLink* link;
+  };
+  std::vector<InScope> in_scope;
+  std::vector<uint64_t> fingerprints;
+  in_scope.reserve(job.links.size());
+  fingerprints.reserve(job.links.size());
   for (const ReportedLink& link : job.links) {
     auto parsed = Url::Parse(link.url);
     if (!parsed.ok()) {
@@ -58,14 +69,20 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
       continue;
     }
     const UrlKey key = UrlKeyOf(url.href());
-    bool in_older = false;
-    if (known_.Contains(key.fingerprint, &in_older)) {
+    fingerprints.push_back(key.fingerprint);
+    in_scope.push_back(InScope{std::move(url), key, embed_hops, &link});
+  }
+  std::vector<KnownUrlCache::Found> found;
+  known_.Lookup(fingerprints, &found);
+  for (size_t i = 0; i < in_scope.size(); ++i) {
+    InScope& link = in_scope[i];
+    if (found[i] != KnownUrlCache::kUnknown) {
       ++result.duplicates;
-      if (in_older) result.refresh.push_back(key.fingerprint);
+      if (found[i] == KnownUrlCache::kKnownInOlder) result.refresh.push_back(link.key.fingerprint);
       continue;
     }
-    result.candidates.push_back(
-        CandidateUrl{url.href(), url.origin_key(), job.depth, key, link.redirect_hops, embed_hops, link.embed});
+    result.candidates.push_back(CandidateUrl{link.url.href(), link.url.origin_key(), job.depth, link.key,
+                                             link.link->redirect_hops, link.embed_hops, link.link->embed});
   }
   return result;
 }

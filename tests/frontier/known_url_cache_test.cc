@@ -23,6 +23,30 @@ TEST(KnownUrlCacheTest, RemembersWhatWasInserted) {
   EXPECT_EQ(cache.size(), 2u);
 }
 
+TEST(KnownUrlCacheTest, ALookupOfManyAnswersEachAsContainsDoes) {
+  KnownUrlCache cache(1 << 20);  // ~27,000 entries per generation
+  const uint64_t older = Spread(1);
+  cache.Insert({older});
+  uint64_t next = 2;
+  const uint64_t rotations = cache.rotations();
+  while (cache.rotations() == rotations) cache.Insert({Spread(next++)});
+  const uint64_t current = Spread(next - 1);
+  const uint64_t unknown = Spread(next + 1000);
+  std::vector<KnownUrlCache::Found> found;
+  cache.Lookup({unknown, older, current, older}, &found);
+  EXPECT_EQ(found, (std::vector<KnownUrlCache::Found>{KnownUrlCache::kUnknown, KnownUrlCache::kKnownInOlder,
+                                                      KnownUrlCache::kKnown, KnownUrlCache::kKnownInOlder}));
+  for (uint64_t fingerprint : {unknown, older, current}) {
+    bool in_older = false;
+    const bool known = cache.Contains(fingerprint, &in_older);
+    cache.Lookup({fingerprint}, &found);
+    EXPECT_EQ(found[0], !known ? KnownUrlCache::kUnknown
+                               : in_older ? KnownUrlCache::kKnownInOlder : KnownUrlCache::kKnown);
+  }
+  cache.Lookup({}, &found);
+  EXPECT_TRUE(found.empty());
+}
+
 TEST(KnownUrlCacheTest, StaysWithinItsBudgetByDroppingTheOlderGeneration) {
   constexpr uint64_t kBudget = 1 << 20;  // ~27,000 entries per generation
   KnownUrlCache cache(kBudget);
