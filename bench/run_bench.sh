@@ -681,7 +681,7 @@ if part ceiling || part fast || part memory || part profile || part endless; the
     for parser in scan myhtml; do
       log "profiling one zcrawl crawl (--parser $parser) with perf (cpu-clock samples of its process tree)"
       # shellcheck disable=SC2086
-      perf record -e cpu-clock -F 999 -o "$WORK/perf-$parser.data" -- \
+      perf record -g -e cpu-clock -F 999 -o "$WORK/perf-$parser.data" -- \
         env ZCRAWL_BENCH_REAL_BIN_DIR="$BIN_DIR" ZCRAWL_BENCH_RUSAGE_LOG="$WORK/logs/profile-$parser.rusage" \
         "$WRAP" --exec "$WORK/bin/zcrawl-crawl" "${SEEDS[@]}" $ZC_FAST --parser "$parser" --delay-ms 0 \
         --no-robots --out "$OUT_ROOT/profile-$parser" --format files --log-level warn \
@@ -698,7 +698,17 @@ if part ceiling || part fast || part memory || part profile || part endless; the
         { echo "== $c (pid $pid): top functions by thread, % of this process's samples"
           report --pid "$pid" --percentage relative --sort comm,dso,sym | head -30; } >> "$WORK/profile-$parser-sym.txt"
       done
-      log "profile: $WORK/profile-$parser-{comm,dso,sym}.txt"
+      # Where the kernel's irq-enable samples come from (on this VM's
+      # paravirtualised kernel, pvm_irq_enable takes the samples of a
+      # context switch or a lock released with irqs off): per thread, the
+      # first frames under it, from the call graphs (-g).
+      perf script -i "$WORK/perf-$parser.data" -F comm,ip,sym 2>/dev/null | awk '
+        /^[^ \t]/ { comm = $1; n = 0; hit = 0; path = ""; next }
+        NF == 0 { if (hit) print comm path; hit = 0; next }
+        { n++; if (n == 1) { hit = ($2 == "pvm_irq_enable"); next }
+          if (hit && n <= 6 && $2 !~ /pvm_irq_enable|entry_SYSCALL|do_syscall_64/) path = path " < " $2 }' \
+        | sort | uniq -c | sort -rn | head -25 > "$WORK/profile-$parser-irq-enable.txt" || true
+      log "profile: $WORK/profile-$parser-{comm,dso,sym,irq-enable}.txt"
     done
     # wget2 on the same site with the same sampling, beside zcrawl's.
     log "profiling one wget2 crawl with perf"

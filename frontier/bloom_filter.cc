@@ -1,9 +1,15 @@
 #include "frontier/bloom_filter.h"
 
+#include <atomic>
+
 #include "common/hash_mix.h"
 
 namespace zcrawl::frontier {
 namespace {
+
+// A word of a block as a relaxed atomic (see the header: one writer, many
+// readers). atomic_ref needs a mutable object even for loads.
+std::atomic_ref<uint64_t> Word(const uint64_t& word) { return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(word)); }
 
 // Mixes the fingerprint again so block choice and bit choice are independent.
 uint64_t Mix(uint64_t x) { return MixBits(x); }
@@ -32,7 +38,8 @@ void BloomFilter::Add(uint64_t fingerprint) {
   uint64_t bits = Mix(fingerprint);
   for (int i = 0; i < kProbes; ++i) {
     const unsigned bit = bits & 511;  // 9 bits choose one of 512
-    block.words[bit >> 6] |= 1ULL << (bit & 63);
+    auto word = Word(block.words[bit >> 6]);
+    word.store(word.load(std::memory_order_relaxed) | (1ULL << (bit & 63)), std::memory_order_relaxed);
     bits = (bits >> 9) | (bits << 55);
   }
 }
@@ -42,7 +49,7 @@ bool BloomFilter::MayContain(uint64_t fingerprint) const {
   uint64_t bits = Mix(fingerprint);
   for (int i = 0; i < kProbes; ++i) {
     const unsigned bit = bits & 511;
-    if ((block.words[bit >> 6] & (1ULL << (bit & 63))) == 0) return false;
+    if ((Word(block.words[bit >> 6]).load(std::memory_order_relaxed) & (1ULL << (bit & 63))) == 0) return false;
     bits = (bits >> 9) | (bits << 55);
   }
   return true;

@@ -9,8 +9,14 @@
 // low 32 bits) and k = 7 probes give a false positive rate of about 1% at
 // the expected count; the probes are taken from one 64-byte block (a
 // "blocked" Bloom filter) so a lookup is one cache miss. Past the expected
-// count the rate rises gracefully (it only costs exact-set lookups). Not
-// internally synchronised: SeenSet owns it (broker thread only).
+// count the rate rises gracefully (it only costs exact-set lookups).
+//
+// One writer, many readers: Add from one thread at a time, MayContain from
+// any thread meanwhile (the link threads probe the broker's filter). Words
+// are read and written as relaxed atomics (plain loads and stores on
+// x86-64), so a reader sees each word whole, old or new: a fingerprint
+// being added may read as absent, which a reader must only take as "not
+// added before the last synchronisation with the writer".
 #pragma once
 
 #include <cstdint>

@@ -111,7 +111,7 @@ void Broker::WriteSummary() const {
   // the queues and seen checks went to disk.
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const SeenSetCounters& seen = seen_->counters();
+  const SeenSetCounters seen = seen_->counters();
   json.Key("memory").BeginObject()
       .Key("budget_mb").Uint(std::max(options_.memory_mb, MemoryBudget::kMinMb))
       .Key("peak_rss_kb").Uint(static_cast<uint64_t>(usage.ru_maxrss))
@@ -153,10 +153,15 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_retries_total", "counter", "Retries scheduled", c.retried);
   AppendMetric(out, "zcrawl_frontier_leases_expired_total", "counter", "Leases that expired", c.expired_leases);
   AppendMetric(out, "zcrawl_frontier_seen_urls", "gauge", "URLs in the seen set", seen_->size());
-  const SeenSetCounters& seen = seen_->counters();
+  const SeenSetCounters seen = seen_->counters();
   AppendMetric(out, "zcrawl_frontier_seen_checks_total", "counter", "Seen-set checks", seen.checks);
   AppendMetric(out, "zcrawl_frontier_seen_disk_lookups_total", "counter", "Seen checks that asked the store", seen.disk_lookups);
   AppendMetric(out, "zcrawl_frontier_seen_filter_false_positives_total", "counter", "Filter said maybe for a new URL", seen.filter_false_positives);
+  AppendMetric(out, "zcrawl_frontier_seen_link_disk_lookups_total", "counter", "Of the disk lookups, those the link threads made", seen.link_disk_lookups);
+  AppendMetric(out, "zcrawl_frontier_seen_link_found_stored_total", "counter", "Links the link threads found in the store", seen.link_found_stored);
+  AppendMetric(out, "zcrawl_frontier_seen_link_answers_used_total", "counter", "Checks decided on a link thread's not-stored answer", seen.link_answers_used);
+  AppendMetric(out, "zcrawl_frontier_seen_link_answers_behind_total", "counter", "Checks decided on a link thread's not-stored answer one settled batch old", seen.link_answers_behind);
+  AppendMetric(out, "zcrawl_frontier_seen_link_answers_stale_total", "counter", "Checks asked again: batches settled after the link thread's answer", seen.link_answers_stale);
   AppendMetric(out, "zcrawl_frontier_seen_filter_bytes", "gauge", "Memory of the seen filter", seen_->filter_bytes());
   AppendMetric(out, "zcrawl_frontier_known_cache_bytes", "gauge", "Memory of the known-URL cache", known_.memory_bytes());
   AppendMetric(out, "zcrawl_frontier_store_memory_bytes", "gauge", "Memory of the store (cache, memtables, readers)", store_->memory_bytes());

@@ -191,7 +191,7 @@ void Broker::AdmitResult(AdmissionResult& result) {
   keys.reserve(result.candidates.size());
   for (const CandidateUrl& url : result.candidates) keys.push_back(url.key);
   std::vector<bool> is_new;
-  seen_->ClaimNew(keys, &is_new);
+  seen_->ClaimNew(keys, &is_new, result.not_stored_as_of);
   for (size_t i = 0; i < result.candidates.size(); ++i) {
     CandidateUrl& url = result.candidates[i];
     if (!is_new[i]) {

@@ -7,8 +7,9 @@
 
 namespace zcrawl::frontier {
 
-LinkAdmitter::LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, uint32_t threads)
-    : scope_(scope), known_(known), jobs_(1024) {
+LinkAdmitter::LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, const SeenSet* seen,
+                           uint32_t threads)
+    : scope_(scope), known_(known), seen_(seen), jobs_(1024) {
   if (threads == 0) threads = 1;
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] {
     pthread_setname_np(pthread_self(), "link-admitter");  // names what top -H and perf show
@@ -74,11 +75,25 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
   }
   std::vector<KnownUrlCache::Found> found;
   known_.Lookup(fingerprints, &found);
+  std::vector<InScope*> unknown;
+  std::vector<UrlKey> unknown_keys;
   for (size_t i = 0; i < in_scope.size(); ++i) {
     InScope& link = in_scope[i];
     if (found[i] != KnownUrlCache::kUnknown) {
       ++result.duplicates;
       if (found[i] == KnownUrlCache::kKnownInOlder) result.refresh.push_back(link.key.fingerprint);
+      continue;
+    }
+    unknown.push_back(&link);
+    unknown_keys.push_back(link.key);
+  }
+  std::vector<bool> stored(unknown.size(), false);
+  if (seen_ != nullptr && !unknown.empty()) seen_->LookUpStored(unknown_keys, &stored, &result.not_stored_as_of);
+  for (size_t i = 0; i < unknown.size(); ++i) {
+    InScope& link = *unknown[i];
+    if (stored[i]) {
+      ++result.duplicates;
+      result.refresh.push_back(link.key.fingerprint);  // a link seen twice is likely seen again
       continue;
     }
     result.candidates.push_back(CandidateUrl{link.url.href(), link.url.origin_key(), job.depth, link.key,

@@ -1,9 +1,10 @@
 // LinkAdmitter: the frontier's link threads. The broker hands them the links
 // of each fetch report; they parse and normalise each link (WHATWG URL rules,
 // fragment dropped), apply the ScopePolicy, fingerprint it, and drop the ones
-// the shared KnownUrlCache knows. The rest are candidates: the broker's
-// SeenSet decides exactly which are new (one thread decides, so two reports
-// of one new URL can never both admit it). Results go back to the broker
+// the shared KnownUrlCache knows, then those the store holds (SeenSet::
+// LookUpStored, one batched multi-get per report). The rest are
+// candidates: the broker's SeenSet decides exactly which are new (one
+// thread decides, so two reports of one new URL can never both admit it). Results go back to the broker
 // through a NotifyingQueue it polls next to its socket.
 //
 // Thread-safety: Submit and Stop from the broker thread only; results() is
@@ -24,6 +25,7 @@
 #include "frontier/url_record.h"
 #include "frontier/known_url_cache.h"
 #include "frontier/refetch_schedule.h"
+#include "frontier/seen_set.h"
 
 namespace zcrawl::frontier {
 
@@ -75,13 +77,20 @@ struct AdmissionResult {
   uint64_t invalid = 0;       // did not parse
   uint64_t out_of_scope = 0;
   uint64_t duplicates = 0;    // known to the KnownUrlCache
-  std::vector<uint64_t> refresh;  // duplicates found in its older generation
+  // Duplicates to put in the cache again: found in its older generation,
+  // or in the store.
+  std::vector<uint64_t> refresh;
+  // No candidate is stored, as of this count of settled batches
+  // (SeenSet::ClaimNew); kNotLookedUp without a SeenSet.
+  uint64_t not_stored_as_of = SeenSet::kNotLookedUp;
   std::optional<ParentOutcome> parent;  // passed through from the job
 };
 
 class LinkAdmitter {
  public:
-  LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, uint32_t threads);
+  // `seen` (may be null: candidates are then only what the cache does not
+  // know) must outlive the admitter.
+  LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, const SeenSet* seen, uint32_t threads);
   ~LinkAdmitter();
   LinkAdmitter(const LinkAdmitter&) = delete;
   LinkAdmitter& operator=(const LinkAdmitter&) = delete;
@@ -100,6 +109,7 @@ class LinkAdmitter {
 
   const ScopePolicy& scope_;
   const KnownUrlCache& known_;
+  const SeenSet* seen_;
   BoundedQueue<AdmissionJob> jobs_;
   NotifyingQueue<AdmissionResult> results_;
   std::vector<std::thread> threads_;

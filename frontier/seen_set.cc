@@ -21,7 +21,7 @@ SeenSet::SeenSet(UrlStore& store, KnownUrlCache& cache, uint64_t max_filter_byte
                  uint64_t stored_hint)
     : store_(store), cache_(cache), max_filter_bytes_(std::max(max_filter_bytes, kInitialFilterBytes)) {
   filter_capacity_ = EntriesFor(kInitialFilterBytes);
-  filter_ = std::make_unique<BloomFilter>(filter_capacity_);
+  filter_ = std::make_shared<BloomFilter>(filter_capacity_);
   if (resumed) {
     stored_ = stored_hint;
     filter_complete_ = false;
@@ -35,6 +35,7 @@ SeenSet::SeenSet(UrlStore& store, KnownUrlCache& cache, uint64_t max_filter_byte
     const uint64_t room = std::max(max_filter_bytes_ - kInitialFilterBytes, kInitialFilterBytes);
     StartRebuild(std::clamp<uint64_t>(BytesFor(stored_hint * 4), kInitialFilterBytes, room));
   }
+  Publish();
 }
 
 SeenSet::~SeenSet() {
@@ -87,6 +88,7 @@ void SeenSet::MaybeAdoptRebuilt() {
   filter_ = std::move(rebuilt_);
   filter_capacity_ = EntriesFor(rebuilt_bytes_);
   filter_complete_ = true;
+  Publish();
   ++counters_.filter_rebuilds;
   spdlog::info("seen filter rebuilt from the store: {} URLs in {} MB", filter_entries_,
                filter_->memory_bytes() >> 20);
@@ -110,10 +112,55 @@ void SeenSet::MaybeGrow() {
   StartRebuild(next);
 }
 
-void SeenSet::ClaimNew(const std::vector<UrlKey>& keys, std::vector<bool>* is_new) {
+SeenSetCounters SeenSet::counters() const {
+  SeenSetCounters counters = counters_;
+  counters.link_disk_lookups = link_disk_lookups_.load(std::memory_order_relaxed);
+  counters.link_found_stored = link_found_stored_.load(std::memory_order_relaxed);
+  counters.disk_lookups += counters.link_disk_lookups;
+  counters.checks += counters.link_found_stored;
+  return counters;
+}
+
+void SeenSet::LookUpStored(const std::vector<UrlKey>& keys, std::vector<bool>* stored, uint64_t* as_of) const {
+  // The count first: the multi-get below then sees every batch it covers.
+  // The filter after it holds at least what those batches admitted (a
+  // fingerprint is added before it is staged), so its "no" is a "not
+  // stored" as of the count too.
+  *as_of = store_.settled_batches();
+  const std::shared_ptr<const BloomFilter> filter = published_filter_.load(std::memory_order_acquire);
+  stored->assign(keys.size(), false);
+  std::vector<UrlKey> ask;
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (filter && !filter->MayContain(keys[i].fingerprint)) continue;
+    ask.push_back(keys[i]);
+    positions.push_back(i);
+  }
+  if (ask.empty()) return;
+  std::vector<bool> present;
+  store_.StoredSeen(ask, &present);
+  uint64_t found = 0;
+  for (size_t j = 0; j < ask.size(); ++j) {
+    if (!present[j]) continue;
+    (*stored)[positions[j]] = true;
+    ++found;
+  }
+  link_disk_lookups_.fetch_add(ask.size(), std::memory_order_relaxed);
+  link_found_stored_.fetch_add(found, std::memory_order_relaxed);
+}
+
+void SeenSet::ClaimNew(const std::vector<UrlKey>& keys, std::vector<bool>* is_new, uint64_t not_stored_as_of) {
   MaybeAdoptRebuilt();
   is_new->assign(keys.size(), false);
   counters_.checks += keys.size();
+  if (not_stored_as_of != kNotLookedUp) {
+    const uint64_t settled = store_.settled_batches();
+    if (not_stored_as_of == settled || not_stored_as_of + 1 == settled) {
+      ClaimNotStored(keys, is_new, /*one_behind=*/not_stored_as_of + 1 == settled);
+      return;
+    }
+    counters_.link_answers_stale += keys.size();
+  }
   std::unordered_set<uint64_t> in_batch;
   std::vector<UrlKey> ask;
   std::vector<size_t> ask_positions;
@@ -153,6 +200,32 @@ void SeenSet::ClaimNew(const std::vector<UrlKey>& keys, std::vector<bool>* is_ne
       }
     }
   }
+  Decide(keys, fresh, confirmed_known, is_new);
+}
+
+void SeenSet::ClaimNotStored(const std::vector<UrlKey>& keys, std::vector<bool>* is_new, bool one_behind) {
+  // Not in the database as of the batches settled then: known only if
+  // staged or in flight now, or in the one batch settled since (the filter
+  // and the cache cannot add to that: whatever they know is written,
+  // staged or in flight).
+  std::unordered_set<uint64_t> in_batch;
+  std::vector<size_t> fresh;
+  std::vector<uint64_t> confirmed_known;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint64_t fingerprint = keys[i].fingerprint;
+    if (!in_batch.insert(fingerprint).second) continue;
+    if (store_.Unwritten(fingerprint) || (one_behind && store_.InLastSettled(fingerprint))) {
+      confirmed_known.push_back(fingerprint);
+    } else {
+      fresh.push_back(i);
+    }
+  }
+  (one_behind ? counters_.link_answers_behind : counters_.link_answers_used) += keys.size();
+  Decide(keys, fresh, confirmed_known, is_new);
+}
+
+void SeenSet::Decide(const std::vector<UrlKey>& keys, const std::vector<size_t>& fresh,
+                     const std::vector<uint64_t>& confirmed_known, std::vector<bool>* is_new) {
   for (size_t i : fresh) {
     const uint64_t fingerprint = keys[i].fingerprint;
     (*is_new)[i] = true;

@@ -10,6 +10,16 @@
 //      the "maybe" answers the cache cannot settle: the exact answer.
 // A filter false positive costs one disk lookup, never a dropped URL.
 //
+// The multi-get runs in the link threads (LookUpStored), before the broker
+// decides: past the cache's reach (~10^8 URLs) it was ~40% of the broker
+// thread, the frontier's serial part. A seen key is never removed, so a
+// link thread's "stored" is final and the link is dropped there. Its "not
+// stored" is true of the batches settled when it asked (UrlStore::
+// settled_batches); ClaimNew takes it as the answer if at most one batch
+// has settled since (every later one is still in the store's staged or
+// in-flight set, and the store keeps the last settled batch's fingerprints,
+// which it checks too), and asks the store itself otherwise.
+//
 // The filter grows with the crawl, up to its share of the budget (the old
 // and the new filter together during a rebuild): it starts at 1 MB (a small
 // crawl's RSS stays small: a big filter's random probes would touch a page
@@ -21,9 +31,10 @@
 // cannot say "definitely new": every check the cache cannot answer asks the
 // store. Past the budget the filter stays as it is and its rate rises.
 //
-// Not thread-safe: the broker thread calls it (the rebuild thread only
-// reads a store snapshot and fills its own filter, adopted by the broker
-// thread once the thread is done).
+// Not thread-safe but for LookUpStored: the broker thread calls the rest
+// (the rebuild thread only reads a store snapshot and fills its own filter,
+// adopted by the broker thread once the thread is done). The link threads
+// probe the published filter (one writer, many readers: bloom_filter.h).
 #pragma once
 
 #include <atomic>
@@ -39,13 +50,25 @@
 namespace zcrawl::frontier {
 
 struct SeenSetCounters {
-  uint64_t checks = 0;            // fingerprints decided
+  // Fingerprints decided: by the broker, plus those the link threads
+  // found stored (dropped before it).
+  uint64_t checks = 0;
   uint64_t cache_hits = 0;        // known from the cache
   uint64_t filter_negatives = 0;  // new without a disk read
   uint64_t disk_lookups = 0;      // asked the store
   uint64_t filter_false_positives = 0;  // "maybe" that the store said was new
   uint64_t admitted = 0;          // new
   uint64_t filter_rebuilds = 0;   // adopted rebuilds (growth or resume)
+  // Of disk_lookups, those the link threads made, and of these the keys
+  // they found stored (dropped before the broker).
+  uint64_t link_disk_lookups = 0;
+  uint64_t link_found_stored = 0;
+  // Checks decided on a link thread's "not stored" (no disk read on the
+  // broker): still current, or one settled batch behind; and those that
+  // asked again because more batches had settled since.
+  uint64_t link_answers_used = 0;
+  uint64_t link_answers_behind = 0;
+  uint64_t link_answers_stale = 0;
 };
 
 class SeenSet {
@@ -61,16 +84,26 @@ class SeenSet {
   SeenSet(const SeenSet&) = delete;
   SeenSet& operator=(const SeenSet&) = delete;
 
+  // LookUpStored's `as_of` when the keys were not looked up.
+  static constexpr uint64_t kNotLookedUp = UINT64_MAX;
+
+  // Thread-safe (the link threads). For each key, whether the store holds
+  // it, asking the store only for what the published filter does not rule
+  // out; *as_of: the settled batches this answer covers, for ClaimNew.
+  void LookUpStored(const std::vector<UrlKey>& keys, std::vector<bool>* stored, uint64_t* as_of) const;
+
   // For each key, sets is_new[i]: true for the first occurrence of a
   // fingerprint the crawl never saw. Each new one is at once staged in the
   // store as waiting (the caller may re-stage it, e.g. as refused) and known
-  // to the filter and the cache.
-  void ClaimNew(const std::vector<UrlKey>& keys, std::vector<bool>* is_new);
+  // to the filter and the cache. `not_stored_as_of`: LookUpStored found
+  // none of the keys stored, as of that count of settled batches.
+  void ClaimNew(const std::vector<UrlKey>& keys, std::vector<bool>* is_new,
+                uint64_t not_stored_as_of = kNotLookedUp);
 
   // Fingerprints ever admitted: the store's (as counted by the last
   // rebuild, or the hint before it) plus this run's.
   uint64_t size() const { return stored_ + counters_.admitted; }
-  const SeenSetCounters& counters() const { return counters_; }
+  SeenSetCounters counters() const;
   // The filter can answer "definitely new" (false until a resume's rebuild
   // is adopted).
   bool filter_complete() const { return filter_complete_; }
@@ -85,7 +118,17 @@ class SeenSet {
   UrlStore& store_;
   KnownUrlCache& cache_;
   const uint64_t max_filter_bytes_;
-  std::unique_ptr<BloomFilter> filter_;
+  // Set as the broker decides (exactly) which keys are new.
+  void Decide(const std::vector<UrlKey>& keys, const std::vector<size_t>& fresh,
+              const std::vector<uint64_t>& confirmed_known, std::vector<bool>* is_new);
+  // ClaimNew on a "not stored" answer at most one settled batch old: only
+  // the unwritten sets, and that batch's when `one_behind`.
+  void ClaimNotStored(const std::vector<UrlKey>& keys, std::vector<bool>* is_new, bool one_behind);
+  void Publish() { published_filter_.store(filter_complete_ ? filter_ : nullptr, std::memory_order_release); }
+
+  std::shared_ptr<BloomFilter> filter_;
+  // filter_ once complete, for the link threads (null until then).
+  std::atomic<std::shared_ptr<const BloomFilter>> published_filter_;
   uint64_t filter_capacity_ = 0;  // entries at ~1% false positives
   uint64_t filter_entries_ = 0;   // entries added to filter_
   bool filter_complete_ = true;
@@ -105,6 +148,8 @@ class SeenSet {
   std::vector<uint64_t> claimed_during_rebuild_;
 
   SeenSetCounters counters_;
+  mutable std::atomic<uint64_t> link_disk_lookups_{0};
+  mutable std::atomic<uint64_t> link_found_stored_{0};
 };
 
 }  // namespace zcrawl::frontier

@@ -181,18 +181,28 @@ UrlStore::~UrlStore() {
 
 void UrlStore::Contains(const std::vector<UrlKey>& keys, std::vector<bool>* present) {
   present->assign(keys.size(), false);
-  std::vector<std::string> asked;
+  std::vector<UrlKey> asked;
   std::vector<size_t> positions;
   for (size_t i = 0; i < keys.size(); ++i) {
-    const uint64_t fingerprint = keys[i].fingerprint;
-    if (staged_seen_.Contains(fingerprint) || in_flight_seen_.Contains(fingerprint)) {
+    if (Unwritten(keys[i].fingerprint)) {
       (*present)[i] = true;
     } else {
-      asked.push_back(SeenKey(keys[i].site, fingerprint));
+      asked.push_back(keys[i]);
       positions.push_back(i);
     }
   }
   if (asked.empty()) return;
+  std::vector<bool> stored;
+  StoredSeen(asked, &stored);
+  for (size_t j = 0; j < asked.size(); ++j) (*present)[positions[j]] = stored[j];
+}
+
+void UrlStore::StoredSeen(const std::vector<UrlKey>& keys, std::vector<bool>* stored) const {
+  stored->assign(keys.size(), false);
+  if (keys.empty()) return;
+  std::vector<std::string> asked;
+  asked.reserve(keys.size());
+  for (const UrlKey& key : keys) asked.push_back(SeenKey(key.site, key.fingerprint));
   // Sorted keys let MultiGet walk each file once, and one site's keys
   // share their blocks.
   std::vector<size_t> order(asked.size());
@@ -205,11 +215,11 @@ void UrlStore::Contains(const std::vector<UrlKey>& keys, std::vector<bool>* pres
   std::vector<rocksdb::Status> statuses(asked.size());
   db_->MultiGet(rocksdb::ReadOptions(), families_[kSeen], slices.size(), slices.data(),
                 values.data(), statuses.data(), /*sorted_input=*/true);
-  disk_lookups_ += asked.size();
+  disk_lookups_.fetch_add(asked.size(), std::memory_order_relaxed);
   for (size_t j = 0; j < order.size(); ++j) {
     // Anything but a clean "not found" counts as present: an I/O error must
     // never admit a URL twice (at worst it skips one).
-    (*present)[positions[order[j]]] = !statuses[j].IsNotFound();
+    (*stored)[order[j]] = !statuses[j].IsNotFound();
   }
 }
 
@@ -385,17 +395,34 @@ Status UrlStore::Settle() {
       staged_.insert(staged_.begin(), retry->begin(), retry->end());
       in_flight_seen_.ForEach([&](uint64_t fingerprint) { staged_seen_.Insert(fingerprint); });
     }
-    in_flight_seen_.Clear();
+    // Only its fsync failed: the batch is in the database.
+    if (!retry && in_flight_) {
+      CountSettled();
+    } else {
+      in_flight_seen_.Clear();
+    }
     in_flight_.reset();
     return Status(s.code(), "cannot write " + path_ + ": " + s.message());
   }
-  in_flight_seen_.Clear();
+  if (in_flight_) {
+    CountSettled();
+  } else {
+    in_flight_seen_.Clear();
+  }
   if (in_flight_ && in_flight_.use_count() == 1 && in_flight_->capacity() > spare_.capacity()) {
     spare_ = std::move(*in_flight_);
     spare_.clear();
   }
   in_flight_.reset();
   return Status::Ok();
+}
+
+void UrlStore::CountSettled() {
+  // The batch's fingerprints stay findable for one more batch: a link
+  // thread's answer as of one batch before now is still decidable.
+  std::swap(last_settled_seen_, in_flight_seen_);
+  in_flight_seen_.Clear();
+  settled_batches_.fetch_add(1, std::memory_order_release);
 }
 
 Status UrlStore::Write(bool sync) {

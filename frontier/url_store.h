@@ -36,6 +36,7 @@
 // another process).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -143,6 +144,25 @@ class UrlStore {
   // For each key, whether it is stored or staged (one batched multi-get for
   // all of them; staged ones never reach the disk).
   void Contains(const std::vector<UrlKey>& keys, std::vector<bool>* present);
+  // For each key, whether the database holds it: one batched multi-get,
+  // staged and in-flight changes not seen. Safe from any thread (the link
+  // threads ask it before the broker decides): a seen key is never
+  // removed, so "stored" is final. "Not stored" holds for every batch
+  // settled when settled_batches() was read before the call; the batches
+  // after it are still in the staged or in-flight sets (Unwritten) until
+  // settled_batches() moves on, and the one that moved it last is in
+  // InLastSettled.
+  void StoredSeen(const std::vector<UrlKey>& keys, std::vector<bool>* stored) const;
+  // Staged or in the write in flight (broker thread).
+  bool Unwritten(uint64_t fingerprint) const {
+    return staged_seen_.Contains(fingerprint) || in_flight_seen_.Contains(fingerprint);
+  }
+  // In the batch whose Settle moved settled_batches() last (broker thread):
+  // what a multi-get made one batch before now may have missed.
+  bool InLastSettled(uint64_t fingerprint) const { return last_settled_seen_.Contains(fingerprint); }
+  // Written batches whose fingerprints left the in-flight set (Settle).
+  // Safe from any thread.
+  uint64_t settled_batches() const { return settled_batches_.load(std::memory_order_acquire); }
   void StageSeen(const SeenEntry& entry);
   // Starts a scan of every written seen entry; with staged_fingerprints()
   // taken at the same moment it covers every fingerprint seen so far.
@@ -208,7 +228,7 @@ class UrlStore {
   // Bytes of RAM the engine holds (block cache incl. memtables, table readers).
   uint64_t memory_bytes() const;
   uint64_t writes() const { return writer_ ? writer_->writes() : 0; }
-  uint64_t disk_lookups() const { return disk_lookups_; }
+  uint64_t disk_lookups() const { return disk_lookups_.load(std::memory_order_relaxed); }
 
  private:
   UrlStore() = default;
@@ -227,6 +247,9 @@ class UrlStore {
   void Stage(int family, bool remove, std::string key, std::string value);
   // Waits for the write in flight; if it failed, stages its changes again.
   Status Settle();
+  // The in-flight batch is in the database: its fingerprints become the
+  // last settled, and settled_batches() moves on.
+  void CountSettled();
   std::vector<StagedChange> staged_;
   // Fingerprints in staged_ and in the write in flight: flat tables (a
   // node-based set cost an allocation per admitted URL, ~9% of the broker
@@ -239,8 +262,12 @@ class UrlStore {
   std::shared_ptr<std::vector<StagedChange>> in_flight_;
   std::vector<StagedChange> spare_;
   FingerprintTable in_flight_seen_;  // its fingerprints
+  // The fingerprints of the last settled batch (InLastSettled); emptied,
+  // the next in_flight_seen_ (three tables rotate, keeping their capacity).
+  FingerprintTable last_settled_seen_;
   std::unique_ptr<StoreWriter> writer_;          // none when read-only
-  uint64_t disk_lookups_ = 0;
+  mutable std::atomic<uint64_t> disk_lookups_{0};
+  std::atomic<uint64_t> settled_batches_{0};
 };
 
 }  // namespace zcrawl::frontier

@@ -1,5 +1,6 @@
 // LinkAdmitter: what a report's links become (parsed, normalised, scoped,
-// dropped when the shared cache knows them), the parent passed through, and
+// dropped when the shared cache or the store knows them), the parent passed
+// through, and
 // its threads: every submitted job answered once, Stop finishing the queue.
 #include "frontier/link_admitter.h"
 
@@ -8,6 +9,8 @@
 #include <set>
 
 #include <gtest/gtest.h>
+
+#include "tests/support/test_process.h"
 
 namespace zcrawl::frontier {
 namespace {
@@ -26,7 +29,7 @@ TEST(LinkAdmitterTest, RequisitesLeaveTheScopeForAFewEmbedsAndIgnoreDepth) {
   options.max_embed_hops = 2;
   ScopePolicy scope(options);
   KnownUrlCache known(1 << 20);
-  LinkAdmitter admitter(scope, known, 1);
+  LinkAdmitter admitter(scope, known, nullptr, 1);
   AdmissionJob job;
   job.depth = 9;  // past max_depth 3
   job.links = {
@@ -62,7 +65,7 @@ TEST(LinkAdmitterTest, SortsEachLinkIntoCandidateInvalidOutOfScopeOrKnown) {
   ScopePolicy scope(SeedHostA());
   KnownUrlCache known(1 << 20);
   known.Insert({UrlKeyOf("http://a.test/known").fingerprint});
-  LinkAdmitter admitter(scope, known, 1);
+  LinkAdmitter admitter(scope, known, nullptr, 1);
   AdmissionJob job;
   job.depth = 2;
   job.links = {
@@ -95,7 +98,7 @@ TEST(LinkAdmitterTest, SortsEachLinkIntoCandidateInvalidOutOfScopeOrKnown) {
 TEST(LinkAdmitterTest, LinksPastTheDepthLimitAreOutOfScope) {
   ScopePolicy scope(SeedHostA());
   KnownUrlCache known(1 << 20);
-  LinkAdmitter admitter(scope, known, 1);
+  LinkAdmitter admitter(scope, known, nullptr, 1);
   AdmissionJob job;
   job.depth = 4;
   job.links = {"http://a.test/deep"};
@@ -113,7 +116,7 @@ TEST(LinkAdmitterTest, AKnownUrlFoundOnlyInTheCachesOlderGenerationIsListedForRe
   // generation, still known.
   for (uint64_t i = 1; known.rotations() == 0 && i < 10'000'000; ++i) known.Insert({i * 0x9e3779b97f4a7c15ull});
   ASSERT_EQ(known.rotations(), 1u);
-  LinkAdmitter admitter(scope, known, 1);
+  LinkAdmitter admitter(scope, known, nullptr, 1);
   AdmissionJob job;
   job.links = {"http://a.test/popular"};
   const AdmissionResult result = admitter.Admit(job);
@@ -122,10 +125,45 @@ TEST(LinkAdmitterTest, AKnownUrlFoundOnlyInTheCachesOlderGenerationIsListedForRe
   EXPECT_EQ(result.refresh[0], popular);
 }
 
+// With a SeenSet, a link the cache does not hold is looked up in the store:
+// written there, it is a duplicate (and goes back to the cache); staged but
+// not written, or new, it is a candidate whose "not stored" is dated by the
+// settled batches, and the broker's claim then decides it exactly.
+TEST(LinkAdmitterTest, ALinkTheStoreHoldsIsDroppedAndTheRestAreDatedCandidates) {
+  UrlStoreOptions options;
+  options.dir = zcrawl::testing::MakeTempDir("link_admitter_store");
+  auto store = UrlStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  KnownUrlCache known(64 << 10);
+  SeenSet seen(**store, known, 1 << 20, /*resumed=*/false);
+  std::vector<bool> is_new;
+  seen.ClaimNew({UrlKeyOf("http://a.test/written")}, &is_new);
+  ASSERT_TRUE((*store)->Flush().ok());
+  seen.ClaimNew({UrlKeyOf("http://a.test/staged")}, &is_new);
+  ASSERT_EQ(is_new, std::vector<bool>{true});
+  // Neither is in the cache (it takes URLs found known, not new ones).
+  ScopePolicy scope(SeedHostA());
+  LinkAdmitter admitter(scope, known, &seen, 1);
+  AdmissionJob job;
+  job.links = {"http://a.test/written", "http://a.test/staged", "http://a.test/new"};
+  AdmissionResult result = admitter.Admit(job);
+  EXPECT_EQ(result.duplicates, 1u);
+  EXPECT_EQ(result.refresh, std::vector<uint64_t>{UrlKeyOf("http://a.test/written").fingerprint});
+  ASSERT_EQ(result.candidates.size(), 2u);
+  EXPECT_EQ(result.candidates[0].url, "http://a.test/staged");
+  EXPECT_EQ(result.candidates[1].url, "http://a.test/new");
+  EXPECT_EQ(result.not_stored_as_of, (*store)->settled_batches());
+  std::vector<UrlKey> keys = {result.candidates[0].key, result.candidates[1].key};
+  seen.ClaimNew(keys, &is_new, result.not_stored_as_of);
+  EXPECT_EQ(is_new, (std::vector<bool>{false, true}));
+  EXPECT_EQ(seen.counters().link_answers_used, 2u);
+  EXPECT_EQ(seen.counters().link_found_stored, 1u);
+}
+
 TEST(LinkAdmitterTest, ItsThreadsAnswerEverySubmittedJobOnceAndStopFinishesTheQueue) {
   ScopePolicy scope(SeedHostA());
   KnownUrlCache known(1 << 20);
-  LinkAdmitter admitter(scope, known, 3);
+  LinkAdmitter admitter(scope, known, nullptr, 3);
   constexpr int kJobs = 500;
   for (int i = 0; i < kJobs; ++i) {
     AdmissionJob job;

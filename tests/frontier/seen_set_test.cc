@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <random>
 #include <thread>
 #include <unordered_set>
@@ -61,6 +62,149 @@ Round CheckAgainstExact(SeenSet& seen, UrlStore& store, std::unordered_set<uint6
   }
   EXPECT_TRUE(store.Write(true).ok());
   return round;
+}
+
+struct LookedUp {
+  std::vector<uint64_t> batch;
+  std::vector<bool> stored;
+  uint64_t as_of = 0;
+};
+
+// As CheckAgainstExact, but the way the frontier runs: each batch is first
+// looked up in the store on another thread (a link thread), and that
+// lookup runs while the previous batch is claimed and written here (the
+// broker), so a URL can be admitted, staged, written and settled between a
+// lookup that did not find it and the claim that decides on it.
+Round CheckThroughLookUps(SeenSet& seen, UrlStore& store, std::unordered_set<uint64_t>& exact,
+                          std::mt19937_64& random, uint64_t pool, int batches) {
+  Round round;
+  std::uniform_int_distribution<uint64_t> draw(1, pool);
+  auto look_up = [&seen](std::vector<uint64_t> batch) {
+    LookedUp looked;
+    looked.batch = std::move(batch);
+    seen.LookUpStored(Keys(looked.batch), &looked.stored, &looked.as_of);
+    return looked;
+  };
+  auto next_batch = [&] {
+    std::vector<uint64_t> batch(500);
+    for (auto& f : batch) f = draw(random) * 0x9E3779B97F4A7C15ULL | 1;
+    return batch;
+  };
+  std::future<LookedUp> ahead = std::async(std::launch::async, look_up, next_batch());
+  for (int b = 0; b < batches; ++b) {
+    const LookedUp looked = ahead.get();
+    ahead = std::async(std::launch::async, look_up, next_batch());
+    std::vector<uint64_t> candidates;
+    for (size_t i = 0; i < looked.batch.size(); ++i) {
+      if (looked.stored[i]) {
+        EXPECT_TRUE(exact.count(looked.batch[i])) << "found stored, never admitted: " << looked.batch[i];
+      } else {
+        candidates.push_back(looked.batch[i]);
+      }
+    }
+    std::vector<bool> is_new;
+    seen.ClaimNew(Keys(candidates), &is_new, looked.as_of);
+    std::unordered_set<uint64_t> in_batch;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const bool expected_new = !exact.count(candidates[i]) && in_batch.insert(candidates[i]).second;
+      if (expected_new) exact.insert(candidates[i]);
+      EXPECT_EQ(is_new[i], expected_new) << "batch " << b << " fingerprint " << candidates[i];
+      if (is_new[i] != expected_new) {
+        ahead.wait();
+        return round;
+      }
+      round.admitted += is_new[i];
+    }
+    round.checked += looked.batch.size();
+    // One batch settled per Write; now and then two or three (a Flush
+    // after it), so answers are current, one batch behind, or older.
+    if (b % 2 == 0) {
+      EXPECT_TRUE(store.Write(b % 20 == 0).ok());
+    }
+    if (b % 14 == 0) {
+      EXPECT_TRUE(store.Flush().ok());
+    }
+  }
+  ahead.wait();
+  EXPECT_TRUE(store.Write(true).ok());
+  return round;
+}
+
+TEST(SeenSetTest, LinkThreadLookupsRacingTheClaimsAgreeWithAnExactSet) {
+  const std::string dir = MakeTempDir("seen_set_lookups");
+  std::unordered_set<uint64_t> exact;
+  std::mt19937_64 random(20261203);
+  SeenSetCounters total;
+  for (int run = 0; run < 2; ++run) {
+    UrlStoreOptions options;
+    options.dir = dir;
+    options.cache_bytes = 8 << 20;
+    auto store = UrlStore::Open(options);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    if (run == 0) (*store)->SetMeta("created_at_ms", "1");
+    KnownUrlCache cache(256 << 10);
+    // Reopened, the filter is rebuilt meanwhile: the lookups ask the store
+    // for everything until it is adopted, then only for its "maybe".
+    SeenSet seen(**store, cache, /*max_filter_bytes=*/4 << 20, (*store)->resumed(), exact.size());
+    const Round round = CheckThroughLookUps(seen, **store, exact, random, 400'000, 600);
+    EXPECT_GT(round.admitted, 0u);
+    const SeenSetCounters counters = seen.counters();
+    total.link_found_stored += counters.link_found_stored;
+    total.link_answers_used += counters.link_answers_used;
+    total.link_answers_behind += counters.link_answers_behind;
+    total.link_answers_stale += counters.link_answers_stale;
+    if (::testing::Test::HasFailure()) return;
+  }
+  // Each way a lookup's answer is taken happened, or the test proves less
+  // than it says: stored (dropped before the claim), "not stored" still
+  // current, one settled batch behind, and overtaken by more batches.
+  EXPECT_GT(total.link_found_stored, 10'000u);
+  EXPECT_GT(total.link_answers_used, 10'000u);
+  EXPECT_GT(total.link_answers_behind, 1'000u);
+  EXPECT_GT(total.link_answers_stale, 1'000u);
+}
+
+// The step the race above hits only by chance, taken on purpose: a link
+// thread finds a URL not stored; the broker admits it from another report
+// and its batch settles; the first answer, one batch old, must not admit it
+// again. Two batches old, the broker asks the store itself.
+TEST(SeenSetTest, ANotStoredAnswerOvertakenBySettledBatchesAdmitsNothingTwice) {
+  UrlStoreOptions options;
+  options.dir = MakeTempDir("seen_set_behind");
+  auto store = UrlStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  (*store)->SetMeta("created_at_ms", "1");
+  KnownUrlCache cache(1 << 20);
+  SeenSet seen(**store, cache, /*max_filter_bytes=*/1 << 20, false, 0);
+  const std::vector<UrlKey> first = Keys({0x1111111111111111ULL});
+  const std::vector<UrlKey> second = Keys({0x2222222222222223ULL});
+  const std::vector<UrlKey> other = Keys({0x3333333333333335ULL});
+
+  std::vector<bool> stored;
+  uint64_t first_as_of = 0;
+  seen.LookUpStored(first, &stored, &first_as_of);
+  EXPECT_FALSE(stored[0]);
+  std::vector<bool> is_new;
+  seen.ClaimNew(first, &is_new);  // admitted from another report
+  ASSERT_TRUE(is_new[0]);
+  ASSERT_TRUE((*store)->Flush().ok());
+  ASSERT_EQ((*store)->settled_batches(), first_as_of + 1);  // the fault: one batch settled since
+  seen.ClaimNew(first, &is_new, first_as_of);
+  EXPECT_FALSE(is_new[0]) << "admitted twice on an answer one settled batch old";
+  EXPECT_EQ(seen.counters().link_answers_behind, 1u);
+
+  uint64_t second_as_of = 0;
+  seen.LookUpStored(second, &stored, &second_as_of);
+  EXPECT_FALSE(stored[0]);
+  seen.ClaimNew(second, &is_new);
+  ASSERT_TRUE(is_new[0]);
+  ASSERT_TRUE((*store)->Flush().ok());
+  seen.ClaimNew(other, &is_new);
+  ASSERT_TRUE((*store)->Flush().ok());
+  ASSERT_EQ((*store)->settled_batches(), second_as_of + 2);  // two batches since
+  seen.ClaimNew(second, &is_new, second_as_of);
+  EXPECT_FALSE(is_new[0]) << "admitted twice on an answer two settled batches old";
+  EXPECT_EQ(seen.counters().link_answers_stale, 1u);
 }
 
 TEST(SeenSetTest, AgreesWithAnExactSetAcrossFlushesCompactionsAndReopenings) {
