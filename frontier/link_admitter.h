@@ -4,8 +4,9 @@
 // the shared KnownUrlCache knows, then those the store holds (SeenSet::
 // LookUpStored, one batched multi-get per report). The rest are
 // candidates: the broker's SeenSet decides exactly which are new (one
-// thread decides, so two reports of one new URL can never both admit it). Results go back to the broker
-// through a NotifyingQueue it polls next to its socket.
+// thread decides, so two reports of one new URL can never both admit it).
+// Results go back to the broker through a NotifyingQueue it polls next to
+// its socket.
 //
 // Thread-safety: Submit and Stop from the broker thread only; results() is
 // drained by the broker. Admit() is a synchronous variant (seeds, tests),

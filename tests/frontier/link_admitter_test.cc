@@ -1,7 +1,7 @@
 // LinkAdmitter: what a report's links become (parsed, normalised, scoped,
 // dropped when the shared cache or the store knows them), the parent passed
-// through, and
-// its threads: every submitted job answered once, Stop finishing the queue.
+// through, and its threads: every submitted job answered once, Stop
+// finishing the queue.
 #include "frontier/link_admitter.h"
 
 #include <poll.h>
