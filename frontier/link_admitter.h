@@ -77,7 +77,7 @@ struct AdmissionResult {
   std::vector<CandidateUrl> candidates;  // in scope, not in the cache
   uint64_t invalid = 0;       // did not parse
   uint64_t out_of_scope = 0;
-  uint64_t duplicates = 0;    // known to the KnownUrlCache
+  uint64_t duplicates = 0;    // known to the KnownUrlCache or the store
   // Duplicates to put in the cache again: found in its older generation,
   // or in the store.
   std::vector<uint64_t> refresh;

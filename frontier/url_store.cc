@@ -394,21 +394,14 @@ Status UrlStore::Settle() {
       // Staged again ahead of anything newer, so the order holds.
       staged_.insert(staged_.begin(), retry->begin(), retry->end());
       in_flight_seen_.ForEach([&](uint64_t fingerprint) { staged_seen_.Insert(fingerprint); });
-    }
-    // Only its fsync failed: the batch is in the database.
-    if (!retry && in_flight_) {
-      CountSettled();
-    } else {
       in_flight_seen_.Clear();
+    } else if (in_flight_) {
+      CountSettled();  // only its fsync failed: the batch is in the database
     }
     in_flight_.reset();
     return Status(s.code(), "cannot write " + path_ + ": " + s.message());
   }
-  if (in_flight_) {
-    CountSettled();
-  } else {
-    in_flight_seen_.Clear();
-  }
+  if (in_flight_) CountSettled();  // in_flight_seen_ is empty without one
   if (in_flight_ && in_flight_.use_count() == 1 && in_flight_->capacity() > spare_.capacity()) {
     spare_ = std::move(*in_flight_);
     spare_.clear();
