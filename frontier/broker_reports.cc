@@ -164,6 +164,7 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_seen_link_answers_stale_total", "counter", "Checks asked again: batches settled after the link thread's answer", seen.link_answers_stale);
   AppendMetric(out, "zcrawl_frontier_seen_filter_bytes", "gauge", "Memory of the seen filter", seen_->filter_bytes());
   AppendMetric(out, "zcrawl_frontier_known_cache_bytes", "gauge", "Memory of the known-URL cache", known_.memory_bytes());
+  AppendMetric(out, "zcrawl_frontier_known_cache_max_bytes", "gauge", "Bound of the known-URL cache (its budget share and what the final seen filter lent it)", known_.max_bytes());
   AppendMetric(out, "zcrawl_frontier_store_memory_bytes", "gauge", "Memory of the store (cache, memtables, readers)", store_->memory_bytes());
   AppendMetric(out, "zcrawl_frontier_store_disk_bytes", "gauge", "Bytes of the store on disk", store_->disk_bytes());
   AppendMetric(out, "zcrawl_frontier_queued_in_ram", "gauge", "Queued URLs held in RAM (queue heads)", scheduler_->loaded_urls());

@@ -9,11 +9,16 @@ namespace {
 // (old and new arrays, see fingerprint_table.h): two generations of this
 // many entries stay within max_bytes.
 constexpr uint64_t kWorstBytesPerEntry = 19;
+uint64_t EntriesPerGeneration(uint64_t max_bytes) {
+  return std::max<uint64_t>(max_bytes / 2 / kWorstBytesPerEntry, 1024);
+}
 
 }  // namespace
 
 KnownUrlCache::KnownUrlCache(uint64_t max_bytes)
-    : entries_per_generation_(std::max<uint64_t>(max_bytes / 2 / kWorstBytesPerEntry, 1024)),
+    : base_max_bytes_(max_bytes),
+      max_bytes_(max_bytes),
+      entries_per_generation_(EntriesPerGeneration(max_bytes)),
       current_(std::make_unique<FingerprintTable>()),
       older_(std::make_unique<FingerprintTable>()) {}
 
@@ -53,6 +58,17 @@ void KnownUrlCache::InsertLocked(uint64_t fingerprint) {
     ++rotations_;
   }
   current_->Insert(fingerprint);
+}
+
+void KnownUrlCache::Enlarge(uint64_t extra_bytes) {
+  WriterLock guard(lock_);
+  max_bytes_ = base_max_bytes_ + extra_bytes;
+  entries_per_generation_ = EntriesPerGeneration(max_bytes_);
+}
+
+uint64_t KnownUrlCache::max_bytes() const {
+  ReaderLock guard(lock_);
+  return max_bytes_;
 }
 
 uint64_t KnownUrlCache::size() const {

@@ -20,6 +20,11 @@
 // without that, every rotation sent the popular URLs to the disk at once
 // (disk lookups 20k/s for a while, the admission rate halved).
 //
+// Its bound can be raised while it runs (Enlarge): the seen filter lends
+// it the part of the filter's share the filter will never use (seen_set.cc,
+// MaybeLendUnusedShare), so at scale the known URLs the budget can hold
+// stay off the disk.
+//
 // Thread-safety: all methods from any thread; the lock is never held
 // across I/O.
 #pragma once
@@ -48,16 +53,23 @@ class KnownUrlCache {
   enum Found : uint8_t { kUnknown = 0, kKnown = 1, kKnownInOlder = 2 };
   void Lookup(const std::vector<uint64_t>& fingerprints, std::vector<Found>* found) const;
   void Insert(const std::vector<uint64_t>& fingerprints);
+  // Sets the bound to the constructor's `max_bytes` plus `extra_bytes`
+  // (not cumulative: the latest call holds). A smaller bound takes effect
+  // at the next rotations.
+  void Enlarge(uint64_t extra_bytes);
 
   uint64_t size() const;
   uint64_t memory_bytes() const;
   uint64_t rotations() const;
+  uint64_t max_bytes() const;
 
  private:
   void InsertLocked(uint64_t fingerprint) REQUIRES(lock_);
 
-  const uint64_t entries_per_generation_;
+  const uint64_t base_max_bytes_;
   mutable WriterPreferringRwLock lock_;
+  uint64_t max_bytes_ GUARDED_BY(lock_);
+  uint64_t entries_per_generation_ GUARDED_BY(lock_);
   std::unique_ptr<FingerprintTable> current_ GUARDED_BY(lock_);
   std::unique_ptr<FingerprintTable> older_ GUARDED_BY(lock_);
   uint64_t rotations_ GUARDED_BY(lock_) = 0;

@@ -13,7 +13,11 @@
 // less its predecessor: at the default 512 MB, 230 MB of share and a 166 MB
 // filter (after 1, 4, 16, 64 MB), 1.4 x 10^8 URLs at ~1% false positives;
 // past that its rate rises gracefully (a false positive costs one batched
-// disk lookup, never a URL). Not bounded by it: one HostSlot per known
+// disk lookup, never a URL). A step of less than 2x is not taken, and once
+// the filter is at its final size the rest of its share is lent to the
+// known-URL cache (SeenSet::MaybeLendUnusedShare): 64 MB more at 512 MB;
+// at 1200 MB the filter stays at 256 MB (2.1 x 10^8 URLs at ~1%) and the
+// cache gets 284 MB more. Not bounded by it: one HostSlot per known
 // origin (272 B, ~380 B with its name in it and in the name index, plus its
 // robots rules) and the leases in flight, small next to the URLs in a
 // crawl of few hosts, not in a broad one (issue 17 notes it).

@@ -12,7 +12,6 @@ namespace {
 // BloomFilter is sized by an expected count at 10 bits (1.25 bytes) each.
 constexpr uint64_t kBitsPerEntry = 10;
 uint64_t EntriesFor(uint64_t bytes) { return std::max<uint64_t>(bytes * 8 / kBitsPerEntry, 1024); }
-uint64_t BytesFor(uint64_t entries) { return entries * kBitsPerEntry / 8; }
 constexpr uint64_t kGrowth = 4;
 
 }  // namespace
@@ -26,14 +25,23 @@ SeenSet::SeenSet(UrlStore& store, KnownUrlCache& cache, uint64_t max_filter_byte
     stored_ = stored_hint;
     filter_complete_ = false;
     rebuild_after_resume_ = true;
-    // Room for four times the stored URLs, so the adopted filter is a
-    // quarter full and does not grow again at once (sized for twice, it
-    // sat at its growth threshold the moment it was adopted, measured at
-    // 6x10^7 URLs: a second rebuild right after the first), within the
-    // budget beside the 1 MB filter that exists meanwhile.
-    // (A budget below 2 MB gets 1 MB anyway: the floor of every filter.)
-    const uint64_t room = std::max(max_filter_bytes_ - kInitialFilterBytes, kInitialFilterBytes);
-    StartRebuild(std::clamp<uint64_t>(BytesFor(stored_hint * 4), kInitialFilterBytes, room));
+    // The size growth would have reached with room for four times the
+    // stored URLs, so the adopted filter is at most a quarter full and does
+    // not grow again at once (sized for twice, it sat at its growth
+    // threshold the moment it was adopted, measured at 6x10^7 URLs: a
+    // second rebuild right after the first), and a crawl resumed at the
+    // budget gets the filter and the lent cache it had. Each step fits
+    // beside its predecessor, so also beside the 1 MB filter that exists
+    // meanwhile.
+    uint64_t bytes = kInitialFilterBytes;
+    while (EntriesFor(bytes) < stored_hint * 4) {
+      const uint64_t next = NextFilterBytes(bytes, max_filter_bytes_);
+      if (next == 0) break;
+      bytes = next;
+    }
+    StartRebuild(bytes);
+  } else {
+    MaybeLendUnusedShare();
   }
   Publish();
 }
@@ -89,9 +97,22 @@ void SeenSet::MaybeAdoptRebuilt() {
   filter_capacity_ = EntriesFor(rebuilt_bytes_);
   filter_complete_ = true;
   Publish();
+  MaybeLendUnusedShare();
   ++counters_.filter_rebuilds;
   spdlog::info("seen filter rebuilt from the store: {} URLs in {} MB", filter_entries_,
                filter_->memory_bytes() >> 20);
+}
+
+uint64_t SeenSet::NextFilterBytes(uint64_t bytes, uint64_t max_filter_bytes) {
+  // The old filter answers until the new one is adopted, so both must fit
+  // in the share: the last step may be smaller than 4x (measured: a 256 MB
+  // filter growing to the 540 MB share would have held 796 MB during the
+  // rebuild). A step of less than 2x is not taken: it would scan the whole
+  // store for a few percent more room (at --memory-mb 1200 it was 256 to
+  // 284 MB at 1.07 x 10^8 URLs), and the share it would use does more as
+  // known-URL cache (MaybeLendUnusedShare).
+  const uint64_t next = std::min(bytes * kGrowth, max_filter_bytes > bytes ? max_filter_bytes - bytes : 0);
+  return next >= 2 * bytes ? next : 0;
 }
 
 void SeenSet::MaybeGrow() {
@@ -102,14 +123,22 @@ void SeenSet::MaybeGrow() {
   if (!filter_complete_ || rebuild_thread_.joinable() || filter_entries_ < filter_capacity_ / 2) {
     return;
   }
-  // The old filter answers until the new one is adopted, so both must fit
-  // in the budget's share: the last step is smaller than 4x (measured: a
-  // 256 MB filter growing to the 540 MB share would have held 796 MB
-  // during the rebuild). No step that would not grow it.
-  const uint64_t bytes = filter_->memory_bytes();
-  const uint64_t next = std::min(bytes * kGrowth, max_filter_bytes_ > bytes ? max_filter_bytes_ - bytes : 0);
-  if (next <= bytes) return;  // at the budget: the false-positive rate rises instead
-  StartRebuild(next);
+  // At the budget, the false-positive rate rises instead.
+  if (const uint64_t next = NextFilterBytes(filter_->memory_bytes(), max_filter_bytes_)) StartRebuild(next);
+}
+
+void SeenSet::MaybeLendUnusedShare() {
+  // A filter that will not grow again never needs its successor's room:
+  // the known-URL cache takes it. At 10^8 URLs the known URLs the cache
+  // misses are most of the seen set's disk lookups (bench/RESULTS.md run
+  // AB: 49k/s beside 29k new URLs/s); at --memory-mb 1200 this is 284 MB
+  // more cache from 2.7 x 10^7 URLs on. (Only a failed rebuild retries a
+  // growth, and a failed one is never adopted, so nothing is lent then.)
+  const uint64_t bytes = std::max(filter_->memory_bytes(), rebuilt_bytes_);
+  if (NextFilterBytes(bytes, max_filter_bytes_) != 0 || bytes >= max_filter_bytes_) return;
+  cache_.Enlarge(max_filter_bytes_ - bytes);
+  spdlog::info("seen filter at its final {} MB: the known-URL cache takes the share's other {} MB",
+               bytes >> 20, (max_filter_bytes_ - bytes) >> 20);
 }
 
 SeenSetCounters SeenSet::counters() const {

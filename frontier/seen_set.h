@@ -110,10 +110,15 @@ class SeenSet {
   uint64_t filter_bytes() const { return filter_->memory_bytes(); }
   bool rebuilding() const { return rebuild_thread_.joinable(); }
 
+  // The size the filter grows to from `bytes` within a share of
+  // `max_filter_bytes`, or 0 when it stays at `bytes` for good.
+  static uint64_t NextFilterBytes(uint64_t bytes, uint64_t max_filter_bytes);
+
  private:
   void StartRebuild(uint64_t filter_bytes);
   void MaybeAdoptRebuilt();
   void MaybeGrow();
+  void MaybeLendUnusedShare();
 
   UrlStore& store_;
   KnownUrlCache& cache_;

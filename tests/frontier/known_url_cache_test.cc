@@ -59,6 +59,30 @@ TEST(KnownUrlCacheTest, StaysWithinItsBudgetByDroppingTheOlderGeneration) {
   EXPECT_FALSE(cache.Contains(Spread(1)));      // the oldest went
 }
 
+TEST(KnownUrlCacheTest, EnlargedItKeepsMoreWithinItsNewBound) {
+  constexpr uint64_t kBase = 1 << 20;  // ~27,000 entries per generation
+  KnownUrlCache cache(kBase);
+  EXPECT_EQ(cache.max_bytes(), kBase);
+  uint64_t next = 1;
+  while (cache.rotations() == 0) cache.Insert({Spread(next++)});
+  const uint64_t first_generation = next - 2;  // the insert that rotated began the second
+  cache.Enlarge(3 * kBase);  // four times the room
+  EXPECT_EQ(cache.max_bytes(), 4 * kBase);
+  const uint64_t rotations = cache.rotations();
+  while (cache.rotations() == rotations) {
+    cache.Insert({Spread(next++)});
+    ASSERT_LE(cache.memory_bytes(), 4 * kBase) << "after " << next;
+  }
+  // The generation filled after the enlargement held about four times as
+  // many as the first (the bound is per generation, so not exactly).
+  const uint64_t second_generation = next - 2 - first_generation;
+  EXPECT_GT(second_generation, 3 * first_generation);
+  EXPECT_LT(second_generation, 5 * first_generation);
+  // Not cumulative: the latest call sets the bound.
+  cache.Enlarge(0);
+  EXPECT_EQ(cache.max_bytes(), kBase);
+}
+
 TEST(KnownUrlCacheTest, AnOlderHitInsertedAgainOutlivesRotations) {
   KnownUrlCache cache(1 << 20);  // ~27,000 entries per generation
   const uint64_t popular = Spread(1);

@@ -296,6 +296,7 @@ TEST(SeenSetTest, TheFilterStartsSmallAndGrowsWithinItsBudget) {
   // 5 MB: the 1 MB filter and its 4 MB successor fit together, no more.
   SeenSet seen(**store, cache, /*max_filter_bytes=*/5 << 20, false);
   EXPECT_LE(seen.filter_bytes(), SeenSet::kInitialFilterBytes + 64);
+  EXPECT_EQ(cache.max_bytes(), 1u << 20) << "the filter will grow: its share is not lent yet";
   std::vector<bool> is_new;
   uint64_t next = 1;
   auto claim = [&](int n) {
@@ -312,9 +313,12 @@ TEST(SeenSetTest, TheFilterStartsSmallAndGrowsWithinItsBudget) {
     claim(10);
   }
   ASSERT_EQ(seen.counters().filter_rebuilds, 1u);
-  // ...into one four times larger...
+  // ...into one four times larger, which is final, so the cache takes the
+  // share's last megabyte...
   EXPECT_GT(seen.filter_bytes(), (4u << 20) - 64);
   EXPECT_LE(seen.filter_bytes(), (4u << 20) + 64);
+  // (The filter's size is rounded to its blocks: a few bytes either way.)
+  EXPECT_NEAR(static_cast<double>(cache.max_bytes()), 2u << 20, 4096);
   for (int i = 0; i < 6000; ++i) claim(500);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   claim(1);
@@ -323,6 +327,58 @@ TEST(SeenSetTest, TheFilterStartsSmallAndGrowsWithinItsBudget) {
   EXPECT_EQ(seen.counters().filter_rebuilds, 1u);
   EXPECT_LE(seen.filter_bytes(), (4u << 20) + 64);
   EXPECT_EQ(seen.size(), next - 1);
+}
+
+TEST(SeenSetTest, TheFilterGrowsFourfoldWhileBothFitAndNeverByLessThanTwofold) {
+  constexpr uint64_t kMb = 1 << 20;
+  EXPECT_EQ(SeenSet::NextFilterBytes(1 * kMb, 512 * kMb), 4 * kMb);
+  // The default budget's share (230 MB): 64 MB and a 166 MB successor.
+  EXPECT_EQ(SeenSet::NextFilterBytes(64 * kMb, 230 * kMb), 166 * kMb);
+  EXPECT_EQ(SeenSet::NextFilterBytes(166 * kMb, 230 * kMb), 0u);
+  // --memory-mb 1200 (540 MB): 256 MB stays; 284 MB would be a whole
+  // store's scan for 11% more room.
+  EXPECT_EQ(SeenSet::NextFilterBytes(256 * kMb, 540 * kMb), 0u);
+  EXPECT_EQ(SeenSet::NextFilterBytes(4 * kMb, 5 * kMb), 0u);
+  EXPECT_EQ(SeenSet::NextFilterBytes(kMb, kMb), 0u);
+}
+
+TEST(SeenSetTest, AResumedCrawlAtItsBudgetGetsTheFinalFilterAndLendsTheRestToTheCache) {
+  const std::string dir = MakeTempDir("seen_set_resume_lend");
+  {
+    UrlStoreOptions options;
+    options.dir = dir;
+    auto store = UrlStore::Open(options);
+    ASSERT_TRUE(store.ok());
+    (*store)->SetMeta("created_at_ms", "1");
+    KnownUrlCache cache(1 << 20);
+    SeenSet seen(**store, cache, 1 << 20, false);
+    std::vector<uint64_t> batch(50000);
+    for (size_t i = 0; i < batch.size(); ++i) batch[i] = (i + 1) * 0x9E3779B97F4A7C15ULL;
+    std::vector<bool> is_new;
+    seen.ClaimNew(Keys(batch), &is_new);
+    ASSERT_TRUE((*store)->Write(true).ok());
+  }
+  UrlStoreOptions options;
+  options.dir = dir;
+  auto store = UrlStore::Open(options);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)->resumed());
+  KnownUrlCache cache(1 << 20);
+  // A 7 MB share: the steps are 1 and 4 MB (the next, 16, would not fit
+  // beside 4). The hint says far more URLs than 4 MB holds four times, so
+  // the rebuild is the final 4 MB filter, and the cache gets the other 3.
+  SeenSet seen(**store, cache, 7 << 20, /*resumed=*/true, /*stored_hint=*/50'000'000);
+  EXPECT_EQ(cache.max_bytes(), 1u << 20) << "nothing lent before the rebuilt filter is adopted";
+  std::vector<bool> is_new;
+  for (int i = 0; i < 500 && !seen.filter_complete(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    seen.ClaimNew({}, &is_new);
+  }
+  ASSERT_TRUE(seen.filter_complete());
+  EXPECT_GT(seen.filter_bytes(), (4u << 20) - 64);
+  EXPECT_LE(seen.filter_bytes(), (4u << 20) + 64);
+  EXPECT_NEAR(static_cast<double>(cache.max_bytes()), 4u << 20, 4096);
+  EXPECT_EQ(seen.size(), 50000u) << "the rebuild counted the store, not the hint";
 }
 
 }  // namespace
