@@ -240,22 +240,32 @@ TEST(SeenSetTest, AgreesWithAnExactSetAcrossFlushesCompactionsAndReopenings) {
   EXPECT_GT(exact.size(), 600'000u);
 }
 
+// Fingerprints 1..n spread over the 64-bit space, as real ones are.
+std::vector<uint64_t> Spread(size_t n) {
+  std::vector<uint64_t> fingerprints(n);
+  for (size_t i = 0; i < n; ++i) fingerprints[i] = (i + 1) * 0x9E3779B97F4A7C15ULL;
+  return fingerprints;
+}
+
+// The state an earlier run leaves in `dir`: `fingerprints` admitted and
+// written, so a store opened there again is resumed.
+void WriteEarlierRun(const std::string& dir, const std::vector<uint64_t>& fingerprints) {
+  UrlStoreOptions options;
+  options.dir = dir;
+  auto store = UrlStore::Open(options);
+  ASSERT_TRUE(store.ok());
+  (*store)->SetMeta("created_at_ms", "1");
+  KnownUrlCache cache(1 << 20);
+  SeenSet seen(**store, cache, 1 << 20, false);
+  std::vector<bool> is_new;
+  seen.ClaimNew(Keys(fingerprints), &is_new);
+  ASSERT_TRUE((*store)->Write(true).ok());
+}
+
 TEST(SeenSetTest, TheRebuiltFilterCoversEveryStoredAndEveryNewFingerprint) {
   const std::string dir = MakeTempDir("seen_set_rebuild");
-  std::vector<uint64_t> first(200000);
-  for (size_t i = 0; i < first.size(); ++i) first[i] = (i + 1) * 0x9E3779B97F4A7C15ULL;
-  {
-    UrlStoreOptions options;
-    options.dir = dir;
-    auto store = UrlStore::Open(options);
-    ASSERT_TRUE(store.ok());
-    (*store)->SetMeta("created_at_ms", "1");
-    KnownUrlCache cache(1 << 20);
-    SeenSet seen(**store, cache, 1 << 20, false);
-    std::vector<bool> is_new;
-    seen.ClaimNew(Keys(first), &is_new);
-    ASSERT_TRUE((*store)->Write(true).ok());
-  }
+  const std::vector<uint64_t> first = Spread(200000);
+  ASSERT_NO_FATAL_FAILURE(WriteEarlierRun(dir, first));
   UrlStoreOptions options;
   options.dir = dir;
   auto store = UrlStore::Open(options);
@@ -344,20 +354,7 @@ TEST(SeenSetTest, TheFilterGrowsFourfoldWhileBothFitAndNeverByLessThanTwofold) {
 
 TEST(SeenSetTest, AResumedCrawlAtItsBudgetGetsTheFinalFilterAndLendsTheRestToTheCache) {
   const std::string dir = MakeTempDir("seen_set_resume_lend");
-  {
-    UrlStoreOptions options;
-    options.dir = dir;
-    auto store = UrlStore::Open(options);
-    ASSERT_TRUE(store.ok());
-    (*store)->SetMeta("created_at_ms", "1");
-    KnownUrlCache cache(1 << 20);
-    SeenSet seen(**store, cache, 1 << 20, false);
-    std::vector<uint64_t> batch(50000);
-    for (size_t i = 0; i < batch.size(); ++i) batch[i] = (i + 1) * 0x9E3779B97F4A7C15ULL;
-    std::vector<bool> is_new;
-    seen.ClaimNew(Keys(batch), &is_new);
-    ASSERT_TRUE((*store)->Write(true).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteEarlierRun(dir, Spread(50000)));
   UrlStoreOptions options;
   options.dir = dir;
   auto store = UrlStore::Open(options);
