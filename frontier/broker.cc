@@ -100,9 +100,9 @@ Status Broker::Start() {
   spdlog::info("frontier listening endpoint={} seeds={}", options_.bind, seeds.size());
   spdlog::info("fetchers may reach {}", DescribeNetworkPolicy(network_policy_));
   spdlog::info("frontier memory budget {} MB: seen filter {} MB, store cache {} MB, known-URL "
-               "cache {} MB, {} queued URLs in RAM",
+               "cache {} MB, queue heads {} MB",
                std::max(options_.memory_mb, MemoryBudget::kMinMb), budget_.filter_bytes >> 20,
-               budget_.store_bytes >> 20, budget_.known_cache_bytes >> 20, budget_.head_urls);
+               budget_.store_bytes >> 20, budget_.known_cache_bytes >> 20, budget_.head_bytes >> 20);
   if (options_.metrics_port != 0) {
     auto metrics = MetricsServer::Start(options_.metrics_bind, options_.metrics_port);
     if (!metrics.ok()) return metrics.status();

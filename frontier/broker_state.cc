@@ -26,7 +26,7 @@ SchedulerOptions ToSchedulerOptions(const FrontierOptions& o) {
   s.lease_ms = o.lease_ms;
   s.retries = o.retries;
   s.retry_base_ms = o.retry_base_ms;
-  s.max_loaded = MemoryBudget::ForMb(o.memory_mb).head_urls;
+  s.max_head_bytes = MemoryBudget::ForMb(o.memory_mb).head_bytes;
   s.recrawl = !o.recrawl_list.empty() || o.continuous;
   s.report_validators = o.continuous;
   return s;

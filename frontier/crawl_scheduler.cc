@@ -121,13 +121,12 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
   // remembered as loaded ahead of loaded_seq, and a refill that reaches it
   // skips it. Within bounds (RAM, kMaxRequisitesLoadedAhead); past them,
   // and after a restart, it waits its turn on disk like a link.
-  soon = soon && loaded_ < options_.max_loaded &&
+  soon = soon && !HeadsFull() &&
          (slot.backlog == 0 || slot.requisites_loaded_ahead.size() < kMaxRequisitesLoadedAhead);
   if (store_) {
     store_->StageQueued(index, slot.origin,
                         QueuedUrl{record.seq, record.url, depth, attempts, redirect_hops, embed_hops});
-    if (!soon && (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin ||
-                  loaded_ >= options_.max_loaded)) {
+    if (!soon && (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin || HeadsFull())) {
       ++slot.backlog;  // waits on disk, behind what is there already
       MaybeSchedule(index);
       return;
@@ -140,12 +139,11 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
     slot.requisites_loaded_ahead.push_back(record.seq);
   }
   if (soon) {
-    slot.waiting.insert(std::min<size_t>(slot.requisites_ahead, slot.waiting.size()), std::move(record));
+    InsertHead(slot, std::min<size_t>(slot.requisites_ahead, slot.waiting.size()), record);
     ++slot.requisites_ahead;
   } else {
-    slot.waiting.push_back(std::move(record));
+    PushHeadBack(slot, record);
   }
-  ++loaded_;
   MaybeSchedule(index);
 }
 
@@ -196,20 +194,18 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
   } else {
     // Skip (and fail) URLs that robots.txt forbids without spending the
     // politeness slot on them.
-    while (EnsureHead(slot, slot_index)) {
-      UrlRecord& front = slot.waiting.front();
+    bool found = false;
+    while (!found && EnsureHead(slot, slot_index)) {
+      UrlRecord front = PopHead(slot, slot_index);
+      --counts_.waiting;
       if (slot.robots && !slot.robots->IsAllowed(PathAndQuery(front.url))) {
-        --counts_.waiting;
         Fail(front, "robots_disallowed");
-        PopHead(slot);
         continue;
       }
-      break;
+      lease.record = std::move(front);
+      found = true;
     }
-    if (slot.waiting.empty()) return false;
-    lease.record = std::move(slot.waiting.front());
-    PopHead(slot);
-    --counts_.waiting;
+    if (!found) return false;
   }
   const uint64_t id = next_lease_id_++;
   v1::WorkItem& item = out.emplace_back();
@@ -386,11 +382,9 @@ void CrawlScheduler::FailAllWaiting(uint32_t slot_index, const std::string& reas
   HostSlot& slot = slots_[slot_index];
   // With a store the queue may be mostly on disk: load it part by part.
   while (EnsureHead(slot, slot_index)) {
-    for (const UrlRecord& record : slot.waiting) Fail(record, reason);
+    slot.waiting.ForEach(slot.origin, slot_index, [&](UrlRecord&& record) { Fail(record, reason); });
     counts_.waiting -= slot.waiting.size();
-    loaded_ -= slot.waiting.size();
-    slot.waiting.clear();
-    slot.requisites_ahead = 0;
+    ClearHead(slot);
   }
 }
 

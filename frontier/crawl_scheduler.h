@@ -11,11 +11,11 @@
 //
 // With a UrlStore (the frontier always has one), every admitted URL is also
 // a queue entry on disk and only a bounded head of each origin's queue is in
-// RAM (`head_per_origin`, and `max_loaded` over all origins, when URLs are
-// enqueued and when a head is refilled: past max_loaded a refill takes
-// kMinRefill URLs, so RAM holds at most max_loaded + kMinRefill per origin
-// with URLs waiting); the rest is loaded from disk when a head runs dry, in
-// admission order. Without one (unit tests) the whole queue is in RAM.
+// RAM (`head_per_origin`, and `max_head_bytes` over all origins, packed
+// records (url_head.h), when URLs are enqueued and when a head is refilled:
+// past it a refill takes kMinRefill URLs, so RAM holds at most
+// max_head_bytes + kMinRefill records per origin with URLs waiting); the
+// rest is loaded from disk when a head runs dry, in admission order. Without one (unit tests) the whole queue is in RAM.
 //
 // Claiming is decided here, in memory, by the frontier's one broker thread;
 // nothing else reads or writes it, so it has no locks (not thread-safe).
@@ -59,13 +59,19 @@ struct SchedulerOptions {
   // at most 24 hours).
   int64_t robots_ttl_ms = 24 * 3600 * 1000;
   // RAM heads of the disk queues (with a store): URLs loaded per refill, and
-  // the most URLs kept in RAM over all origins when enqueueing.
+  // the most URLs and bytes (UrlHead::bytes) kept in RAM over all origins
+  // when enqueueing and refilling. The frontier bounds the bytes by its
+  // memory budget (memory_budget.h); tests bound the URLs.
   uint32_t head_per_origin = 64;
-  uint64_t max_loaded = 1 << 20;
+  uint64_t max_loaded = UINT64_MAX;
+  uint64_t max_head_bytes = UINT64_MAX;
 };
 
-// URLs a head refill takes when max_loaded is reached.
+// URLs a head refill takes when the heads are full.
 inline constexpr uint64_t kMinRefill = 4;
+// What a head record is taken to cost before any is loaded (a packed
+// record: seq, depth, attempts, flags and the URL less its origin).
+inline constexpr uint64_t kTypicalHeadUrlBytes = 64;
 // Requisites of one origin that may jump its disk backlog at once (more
 // wait their turn on disk, as every URL does after a restart).
 inline constexpr size_t kMaxRequisitesLoadedAhead = 1024;
@@ -180,6 +186,7 @@ class CrawlScheduler {
   size_t origin_count() const { return slots_.size(); }
   // URLs of all queue heads in RAM, and how often a head was loaded from disk.
   uint64_t loaded_urls() const { return loaded_; }
+  uint64_t head_bytes() const { return head_bytes_; }
   uint64_t refills() const { return refills_; }
   uint64_t queue_errors() const { return queue_errors_; }
 
@@ -217,8 +224,19 @@ class CrawlScheduler {
   // Loads the next part of a slot's queue from disk if its head is empty;
   // false if nothing is left.
   bool EnsureHead(HostSlot& slot, uint32_t slot_index);
-  void PopHead(HostSlot& slot);
-  void PushHeadFront(HostSlot& slot, UrlRecord record);
+  // Every change of a head goes through these, which keep loaded_ and
+  // head_bytes_ exact (ChangeHead measures the head before and after).
+  template <typename Change>
+  void ChangeHead(HostSlot& slot, Change&& change);
+  void PushHeadBack(HostSlot& slot, const UrlRecord& record);
+  void InsertHead(HostSlot& slot, size_t index, const UrlRecord& record);
+  UrlRecord PopHead(HostSlot& slot, uint32_t slot_index);
+  void PushHeadFront(HostSlot& slot, const UrlRecord& record);
+  void ClearHead(HostSlot& slot);
+  // The heads are at max_loaded URLs or max_head_bytes.
+  bool HeadsFull() const;
+  // URLs the heads can still take within both bounds.
+  uint64_t HeadRoom() const;
   void MarkDirty(HostSlot& slot, uint32_t slot_index);
   void ApplyRobots(uint32_t slot_index, const v1::FetchReport& report, uint32_t attempts,
                    Completion& completion);
@@ -253,7 +271,8 @@ class CrawlScheduler {
 
   FinalStateHandler on_final_;
   std::vector<uint32_t> dirty_slots_;
-  uint64_t loaded_ = 0;
+  uint64_t loaded_ = 0;      // URLs in all heads
+  uint64_t head_bytes_ = 0;  // UrlHead::bytes of all heads
   uint64_t refills_ = 0;
   uint64_t queue_errors_ = 0;
   SchedulerCounts counts_;

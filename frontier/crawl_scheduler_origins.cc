@@ -83,9 +83,8 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
   // without a disk read per URL. Measured without this bound at 8.5 x 10^7
   // URLs: 140,547 origins held 8.1 M URLs in RAM (max_loaded 1.2 M), ~1 GB
   // past the frontier's memory budget.
-  const uint64_t room = loaded_ < options_.max_loaded ? options_.max_loaded - loaded_ : 0;
   const size_t want = static_cast<size_t>(std::min<uint64_t>(
-      {options_.head_per_origin, slot.backlog, std::max<uint64_t>(room, kMinRefill)}));
+      {options_.head_per_origin, slot.backlog, std::max<uint64_t>(HeadRoom(), kMinRefill)}));
   std::vector<QueuedUrl> loaded;
   // The store reads its staged and in-flight entries too: a refill
   // neither forces a write nor waits for one. Requisites loaded ahead may
@@ -105,8 +104,8 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
     if (taken == want) break;
     slot.loaded_seq = url.seq;
     if (std::binary_search(ahead.begin(), ahead.end(), url.seq)) continue;  // in RAM or leased already
-    slot.waiting.push_back(
-        UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq, url.redirect_hops, url.embed_hops});
+    PushHeadBack(slot, UrlRecord{std::move(url.url), slot_index, url.depth, url.attempts, url.seq,
+                                 url.redirect_hops, url.embed_hops});
     ++taken;
   }
   ahead.erase(ahead.begin(), std::upper_bound(ahead.begin(), ahead.end(), slot.loaded_seq));
@@ -120,20 +119,54 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
     slot.backlog = taken;
   }
   slot.backlog -= taken;
-  loaded_ += taken;
   ++refills_;
   return !slot.waiting.empty();
 }
 
-void CrawlScheduler::PopHead(HostSlot& slot) {
-  slot.waiting.pop_front();
-  if (slot.requisites_ahead > 0) --slot.requisites_ahead;
-  --loaded_;
+bool CrawlScheduler::HeadsFull() const {
+  return loaded_ >= options_.max_loaded || head_bytes_ >= options_.max_head_bytes;
 }
 
-void CrawlScheduler::PushHeadFront(HostSlot& slot, UrlRecord record) {
-  slot.waiting.push_front(std::move(record));
-  ++loaded_;
+uint64_t CrawlScheduler::HeadRoom() const {
+  if (HeadsFull()) return 0;
+  const uint64_t urls = options_.max_loaded - loaded_;
+  // In bytes, at the heads' mean record size so far (a typical URL's
+  // before any is loaded).
+  const uint64_t per_url = loaded_ > 0 ? std::max<uint64_t>(head_bytes_ / loaded_, 1) : kTypicalHeadUrlBytes;
+  return std::min(urls, (options_.max_head_bytes - head_bytes_) / per_url);
+}
+
+template <typename Change>
+void CrawlScheduler::ChangeHead(HostSlot& slot, Change&& change) {
+  const size_t before = slot.waiting.bytes();
+  const size_t urls_before = slot.waiting.size();
+  change(slot.waiting);
+  head_bytes_ = head_bytes_ - before + slot.waiting.bytes();
+  loaded_ = loaded_ - urls_before + slot.waiting.size();
+}
+
+void CrawlScheduler::PushHeadBack(HostSlot& slot, const UrlRecord& record) {
+  ChangeHead(slot, [&](UrlHead& head) { head.push_back(slot.origin, record); });
+}
+
+void CrawlScheduler::InsertHead(HostSlot& slot, size_t index, const UrlRecord& record) {
+  ChangeHead(slot, [&](UrlHead& head) { head.insert(index, slot.origin, record); });
+}
+
+UrlRecord CrawlScheduler::PopHead(HostSlot& slot, uint32_t slot_index) {
+  UrlRecord record;
+  ChangeHead(slot, [&](UrlHead& head) { record = head.pop_front(slot.origin, slot_index); });
+  if (slot.requisites_ahead > 0) --slot.requisites_ahead;
+  return record;
+}
+
+void CrawlScheduler::PushHeadFront(HostSlot& slot, const UrlRecord& record) {
+  ChangeHead(slot, [&](UrlHead& head) { head.push_front(slot.origin, record); });
+}
+
+void CrawlScheduler::ClearHead(HostSlot& slot) {
+  ChangeHead(slot, [](UrlHead& head) { head.clear(); });
+  slot.requisites_ahead = 0;
 }
 
 namespace {

@@ -4,8 +4,9 @@
 //   seen filter (Bloom, 1.25 B per URL at ~1% false positives)   45%
 //   store (RocksDB block cache; memtables are charged to it)     30%
 //   known-URL cache (exact, two generations)                      10%
-//   queue heads in RAM (~160 B per URL record; enqueues and      15%
-//   refills both, CrawlScheduler's max_loaded)
+//   queue heads in RAM (packed records, UrlHead::bytes, ~25-90 B  15%
+//   a URL; enqueues and refills both, CrawlScheduler's
+//   max_head_bytes)
 //
 // The filter gets the most because it is what keeps a seen check of a new
 // URL off the disk. Its share holds the filter and, during a growth
@@ -30,12 +31,11 @@ namespace zcrawl::frontier {
 
 struct MemoryBudget {
   static constexpr uint64_t kMinMb = 16;
-  static constexpr uint64_t kHeadUrlBytes = 160;
 
   uint64_t filter_bytes = 0;
   uint64_t store_bytes = 0;
   uint64_t known_cache_bytes = 0;
-  uint64_t head_urls = 0;
+  uint64_t head_bytes = 0;
 
   static MemoryBudget ForMb(uint64_t memory_mb) {
     const uint64_t total = std::max(memory_mb, kMinMb) << 20;
@@ -43,7 +43,7 @@ struct MemoryBudget {
     b.filter_bytes = total / 100 * 45;
     b.store_bytes = total / 100 * 30;
     b.known_cache_bytes = total / 100 * 10;
-    b.head_urls = total / 100 * 15 / kHeadUrlBytes;
+    b.head_bytes = total / 100 * 15;
     return b;
   }
 };

@@ -47,6 +47,7 @@
 
 #include "common/status.h"
 #include "frontier/fingerprint_table.h"
+#include "frontier/queued_url_codec.h"
 #include "frontier/store_writer.h"
 #include "frontier/url_fingerprint.h"
 #include "frontier/url_record.h"
@@ -79,13 +80,6 @@ struct StoredOrigin {
   uint64_t admitted() const { return next_seq - 1 - refetched; }
   uint64_t queued() const { return next_seq - 1 - done - failed; }
 };
-
-// The queue record's flags byte: bit 0 says the URL does not start with its
-// origin (stored whole); bits 1-5 hold its redirect hops, bits 6-7 its
-// embed hops (records written before either existed read as 0; redirect
-// hops never exceeded 21, --max-redirects' bound, so none used bits 6-7).
-constexpr uint32_t kMaxStoredRedirectHops = 31;
-constexpr uint32_t kMaxStoredEmbedHops = 3;
 
 struct QueuedUrl {
   uint64_t seq = 0;

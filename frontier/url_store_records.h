@@ -13,6 +13,7 @@
 
 #include "common/status.h"
 #include "common/varint.h"
+#include "frontier/queued_url_codec.h"
 #include "frontier/url_store.h"
 
 namespace zcrawl::frontier::store_records {
@@ -65,25 +66,18 @@ inline Status FromRocks(const rocksdb::Status& s, const std::string& what) {
   return UnavailableError(what + ": " + s.ToString());
 }
 
-// The inverse of StageQueued's record (key: origin id + seq).
+// The inverse of StageQueued's record (key: origin id + seq; value:
+// queued_url_codec.h).
 inline bool DecodeQueued(std::string_view origin, std::string_view key, std::string_view value,
-                  QueuedUrl* url) {
-  if (key.size() != 12) return false;
+                         QueuedUrl* url) {
+  QueuedValueView view;
+  if (key.size() != 12 || !ParseQueuedValue(value, &view)) return false;
   url->seq = GetBigEndian(key, 4, 8);
-  size_t offset = 0;
-  uint64_t depth = 0, attempts = 0;
-  if (!GetVarint(value, &offset, &depth) || !GetVarint(value, &offset, &attempts) ||
-      offset >= value.size()) {
-    return false;
-  }
-  const auto flags = static_cast<uint8_t>(value[offset++]);
-  const bool under_origin = (flags & 1) == 0;
-  url->redirect_hops = (flags >> 1) & kMaxStoredRedirectHops;
-  url->embed_hops = flags >> 6;
-  url->url = under_origin ? std::string(origin) : std::string();
-  url->url.append(value.substr(offset));
-  url->depth = static_cast<uint32_t>(depth);
-  url->attempts = static_cast<uint32_t>(attempts);
+  url->url = view.Url(origin);
+  url->depth = view.depth;
+  url->attempts = view.attempts;
+  url->redirect_hops = view.redirect_hops;
+  url->embed_hops = view.embed_hops;
   return true;
 }
 

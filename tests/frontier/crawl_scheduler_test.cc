@@ -363,19 +363,17 @@ std::unique_ptr<UrlStore> OpenStore(const std::string& dir) {
   return store.ok() ? std::move(*store) : nullptr;
 }
 
-TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
-  // Many origins, each refilled as it is leased: a full head each would
-  // hold 300 x 64 URLs; within max_loaded the heads hold at most the cap
-  // plus kMinRefill per origin.
+// Many origins, each refilled as it is leased: a full head each would hold
+// 300 x 64 URLs. Returns the most URLs and head bytes the heads held.
+std::pair<uint64_t, uint64_t> LeaseManyOrigins(SchedulerOptions o, const std::string& dir) {
   FakeClock clock;
-  auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_many"));
-  ASSERT_TRUE(store);
-  SchedulerOptions o;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir(dir));
+  EXPECT_TRUE(store);
+  if (!store) return {0, 0};
   o.delay_ms = 0;
   o.per_host = 1000;
   o.obey_robots = false;
   o.head_per_origin = 64;
-  o.max_loaded = 100;
   CrawlScheduler s(o, clock, store.get());
   constexpr int kOrigins = 300, kPerOrigin = 100;
   for (int i = 0; i < kPerOrigin; ++i) {
@@ -383,21 +381,46 @@ TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
       s.Enqueue("http://h" + std::to_string(h) + "/" + std::to_string(i), "http://h" + std::to_string(h), 0);
     }
   }
-  uint64_t leased = 0, most_loaded = 0;
+  uint64_t leased = 0, most_loaded = 0, most_bytes = 0;
   while (true) {
     auto items = s.Lease("f", 50);
     if (items.empty()) break;
     most_loaded = std::max<uint64_t>(most_loaded, s.loaded_urls());
+    most_bytes = std::max<uint64_t>(most_bytes, s.head_bytes());
     for (const auto& item : items) {
-      ASSERT_TRUE(s.Complete("f", Report(item)).known_lease);
+      EXPECT_TRUE(s.Complete("f", Report(item)).known_lease);
       ++leased;
     }
   }
   EXPECT_EQ(leased, uint64_t{kOrigins} * kPerOrigin) << "every URL leased once";
   EXPECT_TRUE(s.Drained());
-  EXPECT_LE(most_loaded, o.max_loaded + kMinRefill * kOrigins);
-  EXPECT_GT(most_loaded, 0u);
+  EXPECT_EQ(s.loaded_urls(), 0u);
+  EXPECT_EQ(s.head_bytes(), 0u) << "drained heads hold no RAM";
   EXPECT_EQ(s.queue_errors(), 0u);
+  return {most_loaded, most_bytes};
+}
+
+TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
+  // Within max_loaded the heads hold at most the cap plus kMinRefill per origin.
+  SchedulerOptions o;
+  o.max_loaded = 100;
+  const auto [most_loaded, most_bytes] = LeaseManyOrigins(o, "scheduler_many");
+  EXPECT_LE(most_loaded, o.max_loaded + kMinRefill * 300);
+  EXPECT_GT(most_loaded, 0u);
+}
+
+TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinTheHeadsBytes) {
+  // The frontier's bound: bytes of packed records, at most the bound plus
+  // kMinRefill records per origin (a record here is ~10 bytes; a head's
+  // buffer at most doubles them).
+  SchedulerOptions o;
+  o.max_head_bytes = 4096;
+  const auto [most_loaded, most_bytes] = LeaseManyOrigins(o, "scheduler_many_bytes");
+  EXPECT_LE(most_bytes, o.max_head_bytes + 300 * kMinRefill * 2 * 16);
+  EXPECT_GT(most_bytes, o.max_head_bytes / 2) << "the bound was never reached";
+  // Unbounded, the same crawl holds far more.
+  const auto [free_loaded, free_bytes] = LeaseManyOrigins(SchedulerOptions{}, "scheduler_many_free");
+  EXPECT_GT(free_bytes, 4 * most_bytes);
 }
 
 TEST(CrawlSchedulerDiskQueueTest, ALongQueueLeavesInOrderWithABoundedHead) {
