@@ -328,6 +328,16 @@ RobotsRules RobotsRules::Parse(std::string_view body,
 
 RobotsRules RobotsRules::AllowAll() { return RobotsRules(); }
 
+std::size_t RobotsRules::memory_bytes() const {
+  // A string's heap block is its capacity and its terminator, none when
+  // it fits the object itself (15 bytes in libstdc++).
+  auto heap = [](const std::string& text) { return text.capacity() > 15 ? text.capacity() + 1 : 0; };
+  std::size_t bytes = rules_.capacity() * sizeof(Rule) + sitemaps_.capacity() * sizeof(std::string);
+  for (const Rule& rule : rules_) bytes += heap(rule.pattern);
+  for (const std::string& sitemap : sitemaps_) bytes += heap(sitemap);
+  return bytes;
+}
+
 RobotsRules RobotsRules::DisallowAll() {
   RobotsRules rules;
   rules.rules_.push_back(Rule{/*allow=*/false, "/"});

@@ -99,6 +99,9 @@ class RobotsRules {
 
   bool operator==(const RobotsRules&) const = default;
 
+  // Heap bytes the rules hold (what a crawl pays per origin for them).
+  std::size_t memory_bytes() const;
+
  private:
   // Sorts rules_ into matching order: longer pattern first, Allow before
   // Disallow at equal length.

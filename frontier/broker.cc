@@ -357,6 +357,25 @@ void Broker::Dispatch() {
   }
 }
 
+uint64_t Broker::OriginStateBytes() const {
+  return (scheduler_ ? scheduler_->origin_bytes() : 0) + limits_->memory_bytes();
+}
+
+void Broker::BalanceMemory() {
+  const int64_t now = clock_.NowMs();
+  if (now - last_balance_ms_ < 1000) return;
+  last_balance_ms_ = now;
+  const uint64_t used = OriginStateBytes();
+  const uint64_t over = used > budget_.origin_bytes ? used - budget_.origin_bytes : 0;
+  known_.Withhold(over);
+  if (over > 0 && known_.max_bytes() == KnownUrlCache::kMinBytes && !said_origins_over_budget_) {
+    said_origins_over_budget_ = true;
+    spdlog::warn("the state of {} origins takes {} MB, past what --memory-mb {} can give it: the "
+                 "frontier's RAM grows past its budget (about 400 bytes an origin; raise "
+                 "--memory-mb)", scheduler_->origin_count(), used >> 20, options_.memory_mb);
+  }
+}
+
 void Broker::Maintain() {
   const int64_t now = clock_.NowMs();
   const int64_t dead_after = options_.link.heartbeat_ms * options_.link.liveness;
@@ -484,6 +503,7 @@ Status Broker::Step(int max_wait_ms, bool* done) {
                  });
   if (items[1].revents & ZMQ_POLLIN) DrainAdmissions();
   Maintain();
+  BalanceMemory();
   QueueDueRefetches();
   Dispatch();
   CommitState(/*force=*/false);

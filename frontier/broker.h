@@ -83,6 +83,7 @@ class Broker {
   bool already_finished() const { return already_finished_; }
   const CrawlScheduler& scheduler() const { return *scheduler_; }
   const BrokerCounters& counters() const { return counters_; }
+  const KnownUrlCache& known_urls() const { return known_; }
 
  private:
   void HandleMessage(const std::string& identity, std::string_view payload);
@@ -112,6 +113,12 @@ class Broker {
   int64_t NextRefetchMs() const;
   void Dispatch();
   void Maintain();  // heartbeats, dead peers, lease expiry
+  // Withholds from the known-URL cache what the per-origin state takes past
+  // its share of the budget (memory_budget.h); says once if even that
+  // cannot hold it. At most once a second.
+  void BalanceMemory();
+  // RAM of the state that grows with the origins a crawl knows.
+  uint64_t OriginStateBytes() const;
   // A source of the space wait changed (`detail` empty: it has room).
   void SetSpaceWait(SpaceWait::Source source, const std::string& detail);
   void AnnounceShutdown(const std::string& reason);
@@ -135,6 +142,8 @@ class Broker {
   std::unique_ptr<FreeSpaceGuard> state_space_;  // the state folder's free-space floor
   SpaceWait space_wait_;  // the writer's output or our state folder is full
   int64_t last_maintain_ms_ = 0;  // when Maintain last ran (own stalls)
+  int64_t last_balance_ms_ = 0;   // when BalanceMemory last ran
+  bool said_origins_over_budget_ = false;
   v1::NetworkPolicy network_policy_;  // sent to each fetcher that says Ready
   const MemoryBudget budget_;
   // Declared before what points at it. Always present: without --state it

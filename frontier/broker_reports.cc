@@ -168,6 +168,7 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_store_memory_bytes", "gauge", "Memory of the store (cache, memtables, readers)", store_->memory_bytes());
   AppendMetric(out, "zcrawl_frontier_store_disk_bytes", "gauge", "Bytes of the store on disk", store_->disk_bytes());
   AppendMetric(out, "zcrawl_frontier_queued_in_ram", "gauge", "Queued URLs held in RAM (queue heads)", scheduler_->loaded_urls());
+  AppendMetric(out, "zcrawl_frontier_origin_state_bytes", "gauge", "Bytes of RAM the per-origin state holds (slots, names, robots rules, admission counters)", OriginStateBytes());
   AppendMetric(out, "zcrawl_frontier_queue_head_bytes", "gauge", "Bytes of RAM the queue heads hold (bounded by their share of --memory-mb)", scheduler_->head_bytes());
   AppendMetric(out, "zcrawl_frontier_queue_refills_total", "counter", "Queue heads loaded from disk", scheduler_->refills());
   AppendMetric(out, "zcrawl_frontier_state_write_errors_total", "counter", "Failed writes of the crawl state", state_write_errors_);

@@ -134,9 +134,10 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
   }
   if (slot.backlog == 0) {
     slot.loaded_seq = record.seq;
-    slot.requisites_loaded_ahead.clear();  // all at or below loaded_seq now
+    // All at or below loaded_seq now.
+    ChangeSlot(slot, [&] { std::vector<uint64_t>().swap(slot.requisites_loaded_ahead); });
   } else {
-    slot.requisites_loaded_ahead.push_back(record.seq);
+    ChangeSlot(slot, [&] { slot.requisites_loaded_ahead.push_back(record.seq); });
   }
   if (soon) {
     InsertHead(slot, std::min<size_t>(slot.requisites_ahead, slot.waiting.size()), record);
@@ -260,7 +261,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   const bool failed = report.status() != v1::FETCH_STATUS_OK || report.http_status() >= 400;
   if (failed && !(lease.robots_only && report.http_status() >= 400 && report.http_status() < 500)) {
     // (a robots.txt 4xx is no failure: RFC 9309 reads it as "allow all")
-    slot.last_failure = (lease.robots_only ? "robots.txt: " : "") + DescribeFailure(report);
+    ChangeSlot(slot, [&] { slot.last_failure = (lease.robots_only ? "robots.txt: " : "") + DescribeFailure(report); });
   }
   if (lease.robots_only) {
     ApplyRobots(slot_index, report, lease.record.attempts + 1, completion);
@@ -307,10 +308,10 @@ void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& rep
     return;
   }
   if (got_response && http >= 200 && http < 300) {
-    slot.robots = RobotsRules::Parse(report.robots_txt(), options_.robots_agent);
+    ChangeSlot(slot, [&] { slot.robots = RobotsRules::Parse(report.robots_txt(), options_.robots_agent); });
     completion.sitemaps = slot.robots->sitemaps();
   } else if (got_response && http >= 400 && http < 500 && http != 429) {
-    slot.robots = RobotsRules::AllowAll();  // RFC 9309 2.3.1.3: unavailable
+    ChangeSlot(slot, [&] { slot.robots = RobotsRules::AllowAll(); });  // RFC 9309 2.3.1.3: unavailable
   } else {
     // 5xx, 429 or unreachable: RFC 9309 says assume complete disallow for
     // now; we wait and ask again before deciding. The reason names the
@@ -336,7 +337,7 @@ void CrawlScheduler::RobotsUnanswered(uint32_t slot_index, uint32_t attempts, co
     ++counts_.retried;
     return;
   }
-  slot.robots = RobotsRules::DisallowAll();
+  ChangeSlot(slot, [&] { slot.robots = RobotsRules::DisallowAll(); });
   slot.robots_state = RobotsState::kKnown;
   spdlog::warn("robots.txt unavailable origin={} attempts={} cause={}: its URLs fail", slot.origin,
                attempts, slot.last_failure);
@@ -414,7 +415,7 @@ void CrawlScheduler::ReturnLease(uint64_t lease_id, const std::string& reason, b
     // Expired, or its fetcher was lost: counted and backed off like any
     // unanswered robots.txt, so one that hangs or kills fetchers cannot
     // keep the crawl from ending (it used to be re-leased at once, forever).
-    slot.last_failure = "robots.txt: " + reason;
+    ChangeSlot(slot, [&] { slot.last_failure = "robots.txt: " + reason; });
     RobotsUnanswered(slot_index, lease.record.attempts + 1, reason);
   } else if (lease.robots_only) {
     slot.robots_state = RobotsState::kNeeded;  // handed back unasked: at once

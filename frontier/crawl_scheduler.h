@@ -187,6 +187,10 @@ class CrawlScheduler {
   // URLs of all queue heads in RAM, and how often a head was loaded from disk.
   uint64_t loaded_urls() const { return loaded_; }
   uint64_t head_bytes() const { return head_bytes_; }
+  // RAM the origins' slots hold, growing with the origins a crawl knows
+  // (memory_budget.h: what is past its share is withheld from the
+  // known-URL cache).
+  uint64_t origin_bytes() const { return slots_.capacity() * sizeof(HostSlot) + slot_heap_bytes_; }
   uint64_t refills() const { return refills_; }
   uint64_t queue_errors() const { return queue_errors_; }
 
@@ -233,6 +237,19 @@ class CrawlScheduler {
   UrlRecord PopHead(HostSlot& slot, uint32_t slot_index);
   void PushHeadFront(HostSlot& slot, const UrlRecord& record);
   void ClearHead(HostSlot& slot);
+  // Every change of a slot's heap-held parts (robots rules, last failure,
+  // requisites loaded ahead) goes through this, which keeps
+  // slot_heap_bytes_ exact.
+  template <typename Change>
+  void ChangeSlot(HostSlot& slot, Change&& change) {
+    const uint64_t before = SlotHeapBytes(slot);
+    change();
+    slot_heap_bytes_ = slot_heap_bytes_ - before + SlotHeapBytes(slot);
+  }
+  // Heap bytes of a slot outside slots_: its name in it and in the name
+  // index, the index entry, its robots rules, last failure and requisites
+  // loaded ahead.
+  static uint64_t SlotHeapBytes(const HostSlot& slot);
   // The heads are at max_loaded URLs or max_head_bytes.
   bool HeadsFull() const;
   // URLs the heads can still take within both bounds.
@@ -273,6 +290,7 @@ class CrawlScheduler {
   std::vector<uint32_t> dirty_slots_;
   uint64_t loaded_ = 0;      // URLs in all heads
   uint64_t head_bytes_ = 0;  // UrlHead::bytes of all heads
+  uint64_t slot_heap_bytes_ = 0;  // SlotHeapBytes of all slots
   uint64_t refills_ = 0;
   uint64_t queue_errors_ = 0;
   SchedulerCounts counts_;

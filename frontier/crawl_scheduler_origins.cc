@@ -10,6 +10,23 @@
 
 namespace zcrawl::frontier {
 
+namespace {
+
+// A string's heap block: its capacity and terminator, none when it fits
+// the object itself (libstdc++'s 15 bytes).
+uint64_t HeapBytes(const std::string& text) { return text.capacity() > 15 ? text.capacity() + 1 : 0; }
+// An unordered_map node of the name index (next pointer, key, value and
+// cached hash) and its bucket.
+constexpr uint64_t kIndexEntryBytes = 8 + sizeof(std::string) + 8 + 8 + 8;
+
+}  // namespace
+
+uint64_t CrawlScheduler::SlotHeapBytes(const HostSlot& slot) {
+  return 2 * HeapBytes(slot.origin) + kIndexEntryBytes + HeapBytes(slot.last_failure) +
+         slot.requisites_loaded_ahead.capacity() * sizeof(uint64_t) +
+         (slot.robots ? slot.robots->memory_bytes() : 0);
+}
+
 uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
   auto it = slot_by_origin_.find(std::string(origin));
   if (it != slot_by_origin_.end()) return it->second;
@@ -19,6 +36,7 @@ uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
   slot.delay_ms = options_.delay_ms;
   slot.robots_state = options_.obey_robots ? RobotsState::kNeeded : RobotsState::kNotNeeded;
   slot_by_origin_.emplace(slot.origin, index);
+  slot_heap_bytes_ += SlotHeapBytes(slot);
   MarkDirty(slot, index);
   return index;
 }
@@ -108,7 +126,7 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
                                  url.redirect_hops, url.embed_hops});
     ++taken;
   }
-  ahead.erase(ahead.begin(), std::upper_bound(ahead.begin(), ahead.end(), slot.loaded_seq));
+  ChangeSlot(slot, [&] { ahead.erase(ahead.begin(), std::upper_bound(ahead.begin(), ahead.end(), slot.loaded_seq)); });
   if (taken < want) {
     // The origin record promised more than the disk holds: count them gone
     // (loudly) rather than wait for them forever.

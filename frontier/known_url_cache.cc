@@ -62,7 +62,19 @@ void KnownUrlCache::InsertLocked(uint64_t fingerprint) {
 
 void KnownUrlCache::Enlarge(uint64_t extra_bytes) {
   WriterLock guard(lock_);
-  max_bytes_ = base_max_bytes_ + extra_bytes;
+  extra_bytes_ = extra_bytes;
+  SetBoundLocked();
+}
+
+void KnownUrlCache::Withhold(uint64_t bytes) {
+  WriterLock guard(lock_);
+  withheld_bytes_ = bytes;
+  SetBoundLocked();
+}
+
+void KnownUrlCache::SetBoundLocked() {
+  const uint64_t granted = base_max_bytes_ + extra_bytes_;
+  max_bytes_ = granted > withheld_bytes_ + kMinBytes ? granted - withheld_bytes_ : kMinBytes;
   entries_per_generation_ = EntriesPerGeneration(max_bytes_);
 }
 

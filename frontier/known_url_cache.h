@@ -23,7 +23,9 @@
 // Its bound can be raised while it runs (Enlarge): the seen filter lends
 // it the part of the filter's share the filter will never use (seen_set.cc,
 // MaybeLendUnusedShare), so at scale the known URLs the budget can hold
-// stay off the disk.
+// stay off the disk; and lowered (Withhold) when the per-origin state
+// outgrows its share: the cache is the one part of the budget that can
+// give RAM back without losing anything.
 //
 // Thread-safety: all methods from any thread; the lock is never held
 // across I/O.
@@ -53,10 +55,15 @@ class KnownUrlCache {
   enum Found : uint8_t { kUnknown = 0, kKnown = 1, kKnownInOlder = 2 };
   void Lookup(const std::vector<uint64_t>& fingerprints, std::vector<Found>* found) const;
   void Insert(const std::vector<uint64_t>& fingerprints);
-  // Sets the bound to the constructor's `max_bytes` plus `extra_bytes`
-  // (not cumulative: the latest call holds). A smaller bound takes effect
-  // at the next rotations.
+  // Sets the bound to the constructor's `max_bytes` plus `extra_bytes`,
+  // less what is withheld (not cumulative: the latest call holds). A
+  // smaller bound takes effect at the next rotations.
   void Enlarge(uint64_t extra_bytes);
+  // Gives `bytes` of the bound back to the rest of the frontier (the
+  // per-origin state past its share, memory_budget.h), down to a floor of
+  // kMinBytes; not cumulative either.
+  void Withhold(uint64_t bytes);
+  static constexpr uint64_t kMinBytes = 256 << 10;
 
   uint64_t size() const;
   uint64_t memory_bytes() const;
@@ -65,9 +72,12 @@ class KnownUrlCache {
 
  private:
   void InsertLocked(uint64_t fingerprint) REQUIRES(lock_);
+  void SetBoundLocked() REQUIRES(lock_);
 
   const uint64_t base_max_bytes_;
   mutable WriterPreferringRwLock lock_;
+  uint64_t extra_bytes_ GUARDED_BY(lock_) = 0;
+  uint64_t withheld_bytes_ GUARDED_BY(lock_) = 0;
   uint64_t max_bytes_ GUARDED_BY(lock_);
   uint64_t entries_per_generation_ GUARDED_BY(lock_);
   std::unique_ptr<FingerprintTable> current_ GUARDED_BY(lock_);

@@ -3,10 +3,12 @@
 //
 //   seen filter (Bloom, 1.25 B per URL at ~1% false positives)   45%
 //   store (RocksDB block cache; memtables are charged to it)     30%
-//   known-URL cache (exact, two generations)                      10%
 //   queue heads in RAM (packed records, UrlHead::bytes, ~25-90 B  15%
 //   a URL; enqueues and refills both, CrawlScheduler's
 //   max_head_bytes)
+//   known-URL cache (exact, two generations)                       5%
+//   per-origin state (CrawlScheduler::origin_bytes: a HostSlot,     5%
+//   its name twice, its robots rules; AdmissionLimits' counters)
 //
 // The filter gets the most because it is what keeps a seen check of a new
 // URL off the disk. Its share holds the filter and, during a growth
@@ -18,10 +20,16 @@
 // the filter is at its final size the rest of its share is lent to the
 // known-URL cache (SeenSet::MaybeLendUnusedShare): 64 MB more at 512 MB;
 // at 1200 MB the filter stays at 256 MB (2.1 x 10^8 URLs at ~1%) and the
-// cache gets 284 MB more. Not bounded by it: one HostSlot per known
-// origin (272 B, ~380 B with its name in it and in the name index, plus its
-// robots rules) and the leases in flight, small next to the URLs in a
-// crawl of few hosts, not in a broad one (issue 17 notes it).
+// cache gets 284 MB more.
+//
+// The per-origin state grows with the origins a crawl knows (~400 B each
+// without robots rules): past its share it is withheld from the known-URL
+// cache (Broker::BalanceMemory), the one part that can give RAM back
+// without losing anything (a known URL it drops costs a disk lookup). At
+// 1200 MB that covers ~150,000 origins from the share and ~850,000 more
+// from the cache; past that the budget cannot hold and the frontier says
+// so (a broad crawl of 10^7 hosts needs their state on disk: issue 17).
+// The leases in flight are outside it (bounded by the fetchers' credit).
 #pragma once
 
 #include <algorithm>
@@ -36,14 +44,16 @@ struct MemoryBudget {
   uint64_t store_bytes = 0;
   uint64_t known_cache_bytes = 0;
   uint64_t head_bytes = 0;
+  uint64_t origin_bytes = 0;
 
   static MemoryBudget ForMb(uint64_t memory_mb) {
     const uint64_t total = std::max(memory_mb, kMinMb) << 20;
     MemoryBudget b;
     b.filter_bytes = total / 100 * 45;
     b.store_bytes = total / 100 * 30;
-    b.known_cache_bytes = total / 100 * 10;
     b.head_bytes = total / 100 * 15;
+    b.known_cache_bytes = total / 100 * 5;
+    b.origin_bytes = total / 100 * 5;
     return b;
   }
 };

@@ -77,6 +77,32 @@ class BrokerTest : public ::testing::Test {
   std::optional<Broker> broker_;
 };
 
+TEST(BrokerMemoryTest, ThePerOriginStatePastItsShareIsTakenFromTheKnownUrlCache) {
+  // 16 MB: 0.8 MB for the per-origin state and 0.8 MB of known-URL cache.
+  // 6,000 origins take ~2.4 MB; the cache gives up what they lack.
+  FrontierOptions options;
+  options.bind = zcrawl::testing::UniqueInprocEndpoint("broker-memory-test");
+  for (int h = 0; h < 6000; ++h) options.seeds.push_back("http://host-" + std::to_string(h) + ".example.test/");
+  options.obey_robots = false;
+  options.state_dir = zcrawl::testing::MakeTempDir("broker_memory_test") + "/state";
+  options.memory_mb = 16;
+  options.link_threads = 1;
+  options.exit_when_done = false;
+  zmq::context_t context(1);
+  FakeClock clock;
+  Broker broker(options, context, clock);
+  ASSERT_TRUE(broker.Start().ok());
+  const uint64_t granted = broker.known_urls().max_bytes();
+  EXPECT_EQ(granted, MemoryBudget::ForMb(16).known_cache_bytes);
+  EXPECT_EQ(broker.scheduler().origin_count(), 6000u);
+  clock.Advance(1500);
+  bool done = false;
+  ASSERT_TRUE(broker.Step(5, &done).ok());
+  EXPECT_EQ(broker.known_urls().max_bytes(), KnownUrlCache::kMinBytes)
+      << "the origins' ~" << (broker.scheduler().origin_bytes() >> 10) << " KB left the cache its floor";
+  EXPECT_GT(broker.scheduler().origin_bytes(), 6000u * 300);
+}
+
 TEST_F(BrokerTest, ASilentFetcherLosesItsLeasesAfterLivenessTimesTheHeartbeat) {
   zmq::socket_t fetcher = JoinFetcher("fetcher-silent", 10);
   auto batch = NextBatch(fetcher);

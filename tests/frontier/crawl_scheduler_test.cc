@@ -400,6 +400,39 @@ std::pair<uint64_t, uint64_t> LeaseManyOrigins(SchedulerOptions o, const std::st
   return {most_loaded, most_bytes};
 }
 
+TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRules) {
+  FakeClock clock;
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.obey_robots = true;
+  CrawlScheduler s(o, clock);
+  const uint64_t empty = s.origin_bytes();
+  for (int h = 0; h < 1000; ++h) {
+    const std::string origin = "http://a-rather-long-host-name-" + std::to_string(h) + ".test";
+    s.Enqueue(origin + "/", origin, 0);
+  }
+  const uint64_t thousand = s.origin_bytes();
+  // A slot, its name twice (longer than a string holds inline) and its
+  // index entry: several hundred bytes an origin.
+  EXPECT_GT(thousand - empty, 1000u * (sizeof(HostSlot) + 2 * 40));
+  EXPECT_LT(thousand - empty, 1000u * 2 * (sizeof(HostSlot) + 2 * 48 + 64)) << "slots_ at most doubles";
+  // Each origin's robots.txt, with a rule each: the rules count too.
+  std::string robots = "User-agent: *\n";
+  for (int i = 0; i < 50; ++i) robots += "Disallow: /a-long-private-path-number-" + std::to_string(i) + "/\n";
+  for (int leased = 0; leased < 1000;) {
+    auto items = s.Lease("f", 100);
+    ASSERT_FALSE(items.empty());
+    for (const auto& item : items) {
+      ASSERT_TRUE(item.robots_only());
+      v1::FetchReport report = Report(item);
+      report.set_robots_txt(robots);
+      s.Complete("f", report);
+      ++leased;
+    }
+  }
+  EXPECT_GT(s.origin_bytes() - thousand, 1000u * 50 * 40) << "50 rules of ~40 bytes an origin";
+}
+
 TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
   // Within max_loaded the heads hold at most the cap plus kMinRefill per origin.
   SchedulerOptions o;

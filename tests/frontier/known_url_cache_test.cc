@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -81,6 +82,33 @@ TEST(KnownUrlCacheTest, EnlargedItKeepsMoreWithinItsNewBound) {
   // Not cumulative: the latest call sets the bound.
   cache.Enlarge(0);
   EXPECT_EQ(cache.max_bytes(), kBase);
+}
+
+TEST(KnownUrlCacheTest, WithheldItShrinksWithinTwoRotationsAndKeepsAFloor) {
+  constexpr uint64_t kBase = 4 << 20;
+  KnownUrlCache cache(kBase);
+  cache.Enlarge(4 << 20);
+  uint64_t next = 1, full = 0;
+  while (cache.rotations() < 3) {
+    cache.Insert({Spread(next++)});
+    full = std::max(full, cache.memory_bytes());
+  }
+  EXPECT_GT(full, 4u << 20) << "both generations held the enlarged bound's worth";
+  // The per-origin state takes 6 MB of its 8: the bound is what is left,
+  // and within two rotations the memory follows.
+  cache.Withhold(6 << 20);
+  EXPECT_EQ(cache.max_bytes(), 2u << 20);
+  const uint64_t rotations = cache.rotations();
+  while (cache.rotations() < rotations + 2) cache.Insert({Spread(next++)});
+  for (int i = 0; i < 1000; ++i) cache.Insert({Spread(next++)});
+  EXPECT_LE(cache.memory_bytes(), 2u << 20);
+  EXPECT_TRUE(cache.Contains(Spread(next - 1)));
+  // Withholding more than it has leaves the floor, not nothing; and the
+  // latest call holds.
+  cache.Withhold(100 << 20);
+  EXPECT_EQ(cache.max_bytes(), KnownUrlCache::kMinBytes);
+  cache.Withhold(0);
+  EXPECT_EQ(cache.max_bytes(), 8u << 20);
 }
 
 TEST(KnownUrlCacheTest, AnOlderHitInsertedAgainOutlivesRotations) {
