@@ -168,6 +168,9 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_store_memory_bytes", "gauge", "Memory of the store (cache, memtables, readers)", store_->memory_bytes());
   AppendMetric(out, "zcrawl_frontier_store_disk_bytes", "gauge", "Bytes of the store on disk", store_->disk_bytes());
   AppendMetric(out, "zcrawl_frontier_queued_in_ram", "gauge", "Queued URLs held in RAM (queue heads)", scheduler_->loaded_urls());
+  AppendMetric(out, "zcrawl_frontier_robots_spilled_total", "counter", "Idle origins whose robots rules left RAM for the store", scheduler_->robots_spilled());
+  AppendMetric(out, "zcrawl_frontier_robots_reloaded_total", "counter", "Robots rules read back from the store for a lease", scheduler_->robots_reloaded());
+  AppendMetric(out, "zcrawl_frontier_robots_reload_misses_total", "counter", "Robots rules the store did not have: robots.txt asked again", scheduler_->robots_reload_misses());
   AppendMetric(out, "zcrawl_frontier_origin_state_bytes", "gauge", "Bytes of RAM the per-origin state holds (slots, names, robots rules, admission counters)", OriginStateBytes());
   AppendMetric(out, "zcrawl_frontier_queue_head_bytes", "gauge", "Bytes of RAM the queue heads hold (bounded by their share of --memory-mb)", scheduler_->head_bytes());
   AppendMetric(out, "zcrawl_frontier_queue_refills_total", "counter", "Queue heads loaded from disk", scheduler_->refills());

@@ -90,7 +90,8 @@ CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock, Url
     : options_(std::move(options)),
       clock_(clock),
       store_(store),
-      next_lease_id_(RandomLeaseEpoch() + 1) {}
+      next_lease_id_(RandomLeaseEpoch() + 1),
+      run_token_(next_lease_id_) {}
 
 bool CrawlScheduler::HasWork(const HostSlot& slot) const {
   if (slot.in_flight >= options_.per_host) return false;
@@ -188,6 +189,7 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
     slot.robots_state = RobotsState::kNeeded;  // cached rules are too old
     slot.robots_attempts = 0;
   }
+  if (slot.robots_state == RobotsState::kKnown && !slot.robots) LoadRobots(slot_index);
   if (slot.robots_state == RobotsState::kNeeded) {
     slot.robots_state = RobotsState::kFetching;
     lease.robots_only = true;
@@ -206,7 +208,10 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
       lease.record = std::move(front);
       found = true;
     }
-    if (!found) return false;
+    if (!found) {
+      MaybeSpillRobots(slot_index);  // every URL it had was disallowed
+      return false;
+    }
   }
   const uint64_t id = next_lease_id_++;
   v1::WorkItem& item = out.emplace_back();
@@ -289,8 +294,50 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   } else {
     Fail(lease.record, FetchStatusReason(report), &completion);
   }
+  MaybeSpillRobots(slot_index);
   MaybeSchedule(slot_index);
   return completion;
+}
+
+void CrawlScheduler::KeepRobots(uint32_t slot_index) {
+  HostSlot& slot = slots_[slot_index];
+  if (!store_ || !slot.robots) return;
+  store_->StageRobots(slot_index, run_token_, slot.robots_fetched_ms, slot.robots->Serialize());
+  slot.robots_written_at = store_->settled_when_staged_is_written();
+}
+
+void CrawlScheduler::MaybeSpillRobots(uint32_t slot_index) {
+  HostSlot& slot = slots_[slot_index];
+  if (!store_ || !slot.robots || slot.robots_state != RobotsState::kKnown || slot.in_flight > 0 ||
+      slot.waiting_total() > 0) {
+    return;
+  }
+  if (store_->settled_batches() < slot.robots_written_at) {
+    robots_spill_candidates_.push_back(slot_index);
+    return;
+  }
+  ChangeSlot(slot, [&] { slot.robots.reset(); });
+  ++robots_spilled_;
+}
+
+void CrawlScheduler::LoadRobots(uint32_t slot_index) {
+  HostSlot& slot = slots_[slot_index];
+  uint64_t run = 0;
+  int64_t fetched_ms = 0;
+  std::string bytes;
+  if (store_ && store_->GetRobots(slot_index, &run, &fetched_ms, &bytes) && run == run_token_ &&
+      fetched_ms == slot.robots_fetched_ms) {
+    if (auto rules = RobotsRules::Deserialize(bytes); rules.ok()) {
+      ChangeSlot(slot, [&] { slot.robots = std::move(*rules); });
+      ++robots_reloaded_;
+      return;
+    }
+  }
+  // Not written (a failed commit) or damaged: ask robots.txt again.
+  ++robots_reload_misses_;
+  spdlog::debug("robots rules of {} not in the store: asking robots.txt again", slot.origin);
+  slot.robots_state = RobotsState::kNeeded;
+  slot.robots_attempts = 0;
 }
 
 void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& report,
@@ -326,6 +373,7 @@ void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& rep
     const auto delay_ms = std::min<int64_t>(static_cast<int64_t>(*delay * 1000), kMaxCrawlDelayMs);
     slot.delay_ms = std::max(slot.delay_ms, delay_ms);
   }
+  KeepRobots(slot_index);
 }
 
 void CrawlScheduler::RobotsUnanswered(uint32_t slot_index, uint32_t attempts, const std::string& cause) {
@@ -339,6 +387,8 @@ void CrawlScheduler::RobotsUnanswered(uint32_t slot_index, uint32_t attempts, co
   }
   ChangeSlot(slot, [&] { slot.robots = RobotsRules::DisallowAll(); });
   slot.robots_state = RobotsState::kKnown;
+  slot.robots_fetched_ms = clock_.NowMs();
+  KeepRobots(slot_index);
   spdlog::warn("robots.txt unavailable origin={} attempts={} cause={}: its URLs fail", slot.origin,
                attempts, slot.last_failure);
   FailAllWaiting(slot_index, "robots_unavailable: " + cause);

@@ -131,7 +131,9 @@ class CrawlScheduler {
   // The broker recorded `state` (final) for a URL of this origin in the
   // store, deleting its queue entry; keeps the origin's record exact.
   void RecordedFinal(uint32_t origin_index, UrlState state);
-  // Stages the records of origins changed since the last call.
+  // Stages the records of origins changed since the last call (the
+  // broker calls it at each commit), and moves the robots rules of idle
+  // origins to the store once it holds them.
   void StageDirtyOrigins();
   void set_final_state_handler(FinalStateHandler handler) { on_final_ = std::move(handler); }
 
@@ -193,6 +195,11 @@ class CrawlScheduler {
   uint64_t origin_bytes() const { return slots_.capacity() * sizeof(HostSlot) + slot_heap_bytes_; }
   uint64_t refills() const { return refills_; }
   uint64_t queue_errors() const { return queue_errors_; }
+  // Robots rules moved to the store, read back, and asked again because
+  // the store did not have them.
+  uint64_t robots_spilled() const { return robots_spilled_; }
+  uint64_t robots_reloaded() const { return robots_reloaded_; }
+  uint64_t robots_reload_misses() const { return robots_reload_misses_; }
 
  private:
   struct ActiveLease {
@@ -261,6 +268,18 @@ class CrawlScheduler {
   // lease, a lost fetcher), its `attempts`th: asked again after the retry
   // backoff, up to the retries; then the origin's URLs fail with `cause`.
   void RobotsUnanswered(uint32_t slot_index, uint32_t attempts, const std::string& cause);
+  // The rules just learned (kKnown): also staged in the store, so they can
+  // leave RAM while the origin is idle.
+  void KeepRobots(uint32_t slot_index);
+  // An origin with nothing waiting and nothing in flight holds its robots
+  // rules on disk only (a broad crawl knows millions of origins, most idle,
+  // and real rules run to kilobytes), once their staged write has landed;
+  // until then it is a candidate, looked at again at each commit
+  // (StageDirtyOrigins).
+  void MaybeSpillRobots(uint32_t slot_index);
+  // Reads spilled rules back before a lease; if the store does not have
+  // this learning of them, robots.txt is asked again.
+  void LoadRobots(uint32_t slot_index);
   // `completion`: set when called for a report (the broker records the
   // final state itself); else the final state goes to on_final_.
   void RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms,
@@ -293,6 +312,12 @@ class CrawlScheduler {
   uint64_t slot_heap_bytes_ = 0;  // SlotHeapBytes of all slots
   uint64_t refills_ = 0;
   uint64_t queue_errors_ = 0;
+  uint64_t robots_spilled_ = 0;
+  uint64_t robots_reloaded_ = 0;
+  uint64_t robots_reload_misses_ = 0;
+  // Tells this run's spilled rules from an earlier run's (lease epoch).
+  uint64_t run_token_ = 0;
+  std::vector<uint32_t> robots_spill_candidates_;  // idle, rules not yet written
   SchedulerCounts counts_;
   std::map<std::string, uint64_t> failure_reasons_;
   std::map<std::string, uint64_t> status_classes_;

@@ -62,6 +62,9 @@ void CrawlScheduler::StageDirtyOrigins() {
     store_->StageOrigin(record);
   }
   dirty_slots_.clear();
+  std::vector<uint32_t> candidates;
+  candidates.swap(robots_spill_candidates_);
+  for (uint32_t index : candidates) MaybeSpillRobots(index);
 }
 
 Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {

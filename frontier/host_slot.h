@@ -54,7 +54,11 @@ struct HostSlot {
   RobotsState robots_state = RobotsState::kNotNeeded;
   uint32_t robots_attempts = 0;
   int64_t robots_fetched_ms = 0;   // when the rules were last learned
+  // The rules; kKnown without them: they wait in the store while the
+  // origin has nothing in RAM (CrawlScheduler::MaybeSpillRobots).
   std::optional<RobotsRules> robots;
+  // The store holds the rules once its settled batches reach this.
+  uint64_t robots_written_at = UINT64_MAX;
   bool in_ready_heap = false;      // at most one heap entry per slot
   uint64_t waiting_total() const { return waiting.size() + backlog; }
   uint64_t done = 0;               // for status and the summary

@@ -157,6 +157,11 @@ class UrlStore {
   // Written batches whose fingerprints left the in-flight set (Settle).
   // Safe from any thread.
   uint64_t settled_batches() const { return settled_batches_.load(std::memory_order_acquire); }
+  // The count settled_batches() reaches once what is staged now is in the
+  // database (the next batch, after the one in flight if any).
+  uint64_t settled_when_staged_is_written() const {
+    return settled_batches() + (in_flight_ ? 2 : 1);
+  }
   void StageSeen(const SeenEntry& entry);
   // Starts a scan of every written seen entry; with staged_fingerprints()
   // taken at the same moment it covers every fingerprint seen so far.
@@ -189,6 +194,14 @@ class UrlStore {
   // and in-flight changes are not seen), until `visit` returns false.
   Status ScanMeta(const std::string& from, const std::string& below,
                   const std::function<bool(std::string_view key, std::string_view value)>& visit);
+
+  // --- an origin's robots.txt rules, while it has nothing in RAM ---
+  // In the meta family under "robots/" + the origin id: `run` and
+  // `fetched_ms` say which learning of the rules they are (a reader checks
+  // both), `rules` is RobotsRules::Serialize(). Staged like every change;
+  // GetRobots sees written ones only.
+  void StageRobots(uint32_t origin_id, uint64_t run, int64_t fetched_ms, const std::string& rules);
+  bool GetRobots(uint32_t origin_id, uint64_t* run, int64_t* fetched_ms, std::string* rules);
 
   // --- a recrawl's validators (frontier_options.h recrawl_list) ---
   // In the meta family under "validators/" + the URL's seen key: a recrawl

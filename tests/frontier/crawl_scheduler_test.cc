@@ -433,6 +433,84 @@ TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRu
   EXPECT_GT(s.origin_bytes() - thousand, 1000u * 50 * 40) << "50 rules of ~40 bytes an origin";
 }
 
+TEST(CrawlSchedulerDiskQueueTest, AnIdleOriginsRobotsRulesWaitOnDiskAndComeBackForItsNextUrl) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_robots_spill"));
+  ASSERT_TRUE(store);
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.obey_robots = true;
+  CrawlScheduler s(o, clock, store.get());
+  s.Enqueue("http://a.test/1", "http://a.test", 0);
+  auto items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 1u);
+  ASSERT_TRUE(items[0].robots_only());
+  std::string robots = "User-agent: *\nDisallow: /private\n";
+  for (int i = 0; i < 40; ++i) robots += "Disallow: /another-long-private-path-" + std::to_string(i) + "\n";
+  v1::FetchReport report = Report(items[0]);
+  report.set_robots_txt(robots);
+  s.Complete("f", report);
+  const uint64_t with_rules = s.origin_bytes();
+  items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].url(), "http://a.test/1");
+  s.Complete("f", Report(items[0]));
+  // Idle now, but its rules are only staged: they stay in RAM.
+  EXPECT_EQ(s.robots_spilled(), 0u);
+  EXPECT_EQ(s.origin_bytes(), with_rules);
+  // A commit writes them; the next one sees them settled and lets them go.
+  s.StageDirtyOrigins();
+  ASSERT_TRUE(store->Flush().ok());
+  s.StageDirtyOrigins();
+  ASSERT_TRUE(store->Flush().ok());
+  s.StageDirtyOrigins();
+  EXPECT_EQ(s.robots_spilled(), 1u);
+  EXPECT_LT(s.origin_bytes() + 40 * 30, with_rules) << "the rules left RAM";
+  // New URLs: the rules come back from the store, no robots.txt is asked
+  // again, and they still apply.
+  s.Enqueue("http://a.test/private/x", "http://a.test", 1);
+  s.Enqueue("http://a.test/2", "http://a.test", 1);
+  items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_FALSE(items[0].robots_only());
+  EXPECT_EQ(items[0].url(), "http://a.test/2");
+  EXPECT_EQ(s.robots_reloaded(), 1u);
+  EXPECT_EQ(s.robots_reload_misses(), 0u);
+  EXPECT_EQ(s.failure_reasons().at("robots_disallowed"), 1u);
+}
+
+TEST(CrawlSchedulerDiskQueueTest, SpilledRobotsRulesTheStoreLacksAreAskedForAgain) {
+  FakeClock clock;
+  const std::string dir = zcrawl::testing::MakeTempDir("scheduler_robots_miss");
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.obey_robots = true;
+  CrawlScheduler s(o, clock, store.get());
+  s.Enqueue("http://a.test/1", "http://a.test", 0);
+  auto items = s.Lease("f", 10);
+  v1::FetchReport report = Report(items[0]);
+  report.set_robots_txt("User-agent: *\nDisallow: /private\n");
+  s.Complete("f", report);
+  items = s.Lease("f", 10);
+  s.Complete("f", Report(items[0]));
+  for (int i = 0; i < 3; ++i) {
+    s.StageDirtyOrigins();
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  ASSERT_EQ(s.robots_spilled(), 1u);
+  // Another learning of the rules took the key meanwhile (as a damaged or
+  // foreign entry would): this run's are not there.
+  store->StageRobots(0, /*run=*/12345, /*fetched_ms=*/0, "");
+  ASSERT_TRUE(store->Flush().ok());
+  s.Enqueue("http://a.test/2", "http://a.test", 1);
+  items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_TRUE(items[0].robots_only()) << "robots.txt is asked again";
+  EXPECT_EQ(s.robots_reload_misses(), 1u);
+}
+
 TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
   // Within max_loaded the heads hold at most the cap plus kMinRefill per origin.
   SchedulerOptions o;
