@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "common/heap_stats.h"
 #include "common/json_writer.h"
 #include "common/metrics_server.h"
 #include "frontier/broker.h"
@@ -168,6 +169,10 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_store_memory_bytes", "gauge", "Memory of the store (cache, memtables, readers)", store_->memory_bytes());
   AppendMetric(out, "zcrawl_frontier_store_disk_bytes", "gauge", "Bytes of the store on disk", store_->disk_bytes());
   AppendMetric(out, "zcrawl_frontier_queued_in_ram", "gauge", "Queued URLs held in RAM (queue heads)", scheduler_->loaded_urls());
+  if (const auto heap = ReadHeapStats()) {
+    AppendMetric(out, "zcrawl_frontier_heap_allocated_bytes", "gauge", "Bytes the allocator has handed out (jemalloc)", heap->allocated_bytes);
+    AppendMetric(out, "zcrawl_frontier_heap_resident_bytes", "gauge", "Bytes of RAM the allocator keeps: handed out, its metadata, and freed pages it has not given back yet (jemalloc)", heap->resident_bytes);
+  }
   AppendMetric(out, "zcrawl_frontier_robots_spilled_total", "counter", "Idle origins whose robots rules left RAM for the store", scheduler_->robots_spilled());
   AppendMetric(out, "zcrawl_frontier_robots_reloaded_total", "counter", "Robots rules read back from the store for a lease", scheduler_->robots_reloaded());
   AppendMetric(out, "zcrawl_frontier_robots_reload_misses_total", "counter", "Robots rules the store did not have: robots.txt asked again", scheduler_->robots_reload_misses());

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <queue>
@@ -192,7 +193,7 @@ class CrawlScheduler {
   // RAM the origins' slots hold, growing with the origins a crawl knows
   // (memory_budget.h: what is past its share is withheld from the
   // known-URL cache).
-  uint64_t origin_bytes() const { return slots_.capacity() * sizeof(HostSlot) + slot_heap_bytes_; }
+  uint64_t origin_bytes() const { return slots_.size() * kSlotBytes + slot_heap_bytes_; }
   uint64_t refills() const { return refills_; }
   uint64_t queue_errors() const { return queue_errors_; }
   // Robots rules moved to the store, read back, and asked again because
@@ -257,6 +258,10 @@ class CrawlScheduler {
   // index, the index entry, its robots rules, last failure and requisites
   // loaded ahead.
   static uint64_t SlotHeapBytes(const HostSlot& slot);
+  // A slot in the deque: one element a node (it is over half of
+  // libstdc++'s 512-byte node), rounded to the allocator's size class,
+  // and its pointer in the deque's map.
+  static constexpr uint64_t kSlotBytes = (sizeof(HostSlot) + 63) / 64 * 64 + sizeof(void*);
   // The heads are at max_loaded URLs or max_head_bytes.
   bool HeadsFull() const;
   // URLs the heads can still take within both bounds.
@@ -293,7 +298,11 @@ class CrawlScheduler {
   const Clock& clock_;
   UrlStore* store_;
 
-  std::vector<HostSlot> slots_;
+  // A deque, not a vector: no doubling reserve (at 1.4 x 10^5 origins a
+  // vector held capacity for 2.6 x 10^5, ~40 MB unused) and no moment
+  // holding the old and the new array when it grows; references to slots
+  // stay valid as origins are added.
+  std::deque<HostSlot> slots_;
   std::unordered_map<std::string, uint32_t> slot_by_origin_;
   MinHeap<HeapEntry> ready_heap_;
   uint64_t heap_sequence_ = 0;

@@ -23,6 +23,11 @@ namespace zcrawl::frontier {
 class FingerprintTable {
  public:
   explicit FingerprintTable(uint64_t initial_capacity = 1024);
+  // The capacity that holds `entries` without growing: 8 bytes a slot at
+  // most kMaxLoad full, ~9.4 bytes an entry.
+  static uint64_t CapacityFor(uint64_t entries) {
+    return static_cast<uint64_t>(static_cast<double>(entries) / kMaxLoad) + 2;
+  }
 
   bool Contains(uint64_t fingerprint) const;
   // True if it was absent and is now inserted.
@@ -38,6 +43,8 @@ class FingerprintTable {
   }
 
   uint64_t size() const { return size_; }
+  // Entries it holds before its next growth.
+  uint64_t room() const { return grow_at_; }
   uint64_t capacity() const { return slots_.size(); }
   uint64_t memory_bytes() const { return slots_.size() * sizeof(uint64_t); }
 

@@ -25,7 +25,7 @@ TEST(KnownUrlCacheTest, RemembersWhatWasInserted) {
 }
 
 TEST(KnownUrlCacheTest, ALookupOfManyAnswersEachAsContainsDoes) {
-  KnownUrlCache cache(1 << 20);  // ~27,000 entries per generation
+  KnownUrlCache cache(1 << 20);  // ~55,000 entries per generation
   const uint64_t older = Spread(1);
   cache.Insert({older});
   uint64_t next = 2;
@@ -49,7 +49,7 @@ TEST(KnownUrlCacheTest, ALookupOfManyAnswersEachAsContainsDoes) {
 }
 
 TEST(KnownUrlCacheTest, StaysWithinItsBudgetByDroppingTheOlderGeneration) {
-  constexpr uint64_t kBudget = 1 << 20;  // ~27,000 entries per generation
+  constexpr uint64_t kBudget = 1 << 20;  // ~55,000 entries per generation
   KnownUrlCache cache(kBudget);
   for (uint64_t i = 1; i <= 500000; ++i) {
     cache.Insert({Spread(i)});
@@ -61,22 +61,33 @@ TEST(KnownUrlCacheTest, StaysWithinItsBudgetByDroppingTheOlderGeneration) {
 }
 
 TEST(KnownUrlCacheTest, EnlargedItKeepsMoreWithinItsNewBound) {
-  constexpr uint64_t kBase = 1 << 20;  // ~27,000 entries per generation
+  constexpr uint64_t kBase = 1 << 20;  // ~55,000 entries per generation
   KnownUrlCache cache(kBase);
   EXPECT_EQ(cache.max_bytes(), kBase);
   uint64_t next = 1;
   while (cache.rotations() == 0) cache.Insert({Spread(next++)});
   const uint64_t first_generation = next - 2;  // the insert that rotated began the second
+  // A generation is made at the size it will hold: ~9.4 bytes an entry,
+  // two generations in the bound.
+  EXPECT_GT(first_generation, kBase / 2 / 10);
   cache.Enlarge(3 * kBase);  // four times the room
   EXPECT_EQ(cache.max_bytes(), 4 * kBase);
-  const uint64_t rotations = cache.rotations();
+  // The generation being filled was made for the old bound and rotates
+  // at its size; the next one is made for the new bound.
+  uint64_t rotations = cache.rotations();
   while (cache.rotations() == rotations) {
     cache.Insert({Spread(next++)});
     ASSERT_LE(cache.memory_bytes(), 4 * kBase) << "after " << next;
   }
-  // The generation filled after the enlargement held about four times as
+  const uint64_t made_after = next - 1;
+  rotations = cache.rotations();
+  while (cache.rotations() == rotations) {
+    cache.Insert({Spread(next++)});
+    ASSERT_LE(cache.memory_bytes(), 4 * kBase) << "after " << next;
+  }
+  // The generation made after the enlargement held about four times as
   // many as the first (the bound is per generation, so not exactly).
-  const uint64_t second_generation = next - 2 - first_generation;
+  const uint64_t second_generation = next - 1 - made_after;
   EXPECT_GT(second_generation, 3 * first_generation);
   EXPECT_LT(second_generation, 5 * first_generation);
   // Not cumulative: the latest call sets the bound.
@@ -112,7 +123,7 @@ TEST(KnownUrlCacheTest, WithheldItShrinksWithinTwoRotationsAndKeepsAFloor) {
 }
 
 TEST(KnownUrlCacheTest, AnOlderHitInsertedAgainOutlivesRotations) {
-  KnownUrlCache cache(1 << 20);  // ~27,000 entries per generation
+  KnownUrlCache cache(1 << 20);  // ~55,000 entries per generation
   const uint64_t popular = Spread(1);
   const uint64_t forgotten = Spread(2);
   cache.Insert({popular, forgotten});

@@ -52,6 +52,12 @@ std::string ScrapeUntil(uint16_t port, const std::string& needle) {
   return text;
 }
 
+// The value of `name` in Prometheus text; -1 if absent.
+double MetricValue(const std::string& text, const std::string& name) {
+  const size_t at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+}
+
 TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
   const std::string dir = MakeTempDir("metrics");
   const uint16_t frontier_metrics = FreeLoopbackPort();
@@ -68,6 +74,15 @@ TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
   EXPECT_NE(f.find("HTTP/1.1 200 OK"), std::string::npos) << f << ReadFile(dir + "/frontier.log");
   EXPECT_NE(f.find("# TYPE zcrawl_frontier_urls_done_total counter"), std::string::npos) << f;
   EXPECT_NE(f.find("zcrawl_frontier_urls_waiting 1"), std::string::npos) << f;
+#ifdef ZCRAWL_PROCESSES_ON_JEMALLOC
+  // jemalloc's own figures: it keeps at least what it handed out.
+  const double allocated = MetricValue(f, "zcrawl_frontier_heap_allocated_bytes");
+  const double resident = MetricValue(f, "zcrawl_frontier_heap_resident_bytes");
+  EXPECT_GT(allocated, 100000) << f;
+  EXPECT_GE(resident, allocated) << f;
+#else
+  EXPECT_EQ(f.find("zcrawl_frontier_heap_allocated_bytes"), std::string::npos) << "no jemalloc, no figures";
+#endif
   const std::string w = ScrapeUntil(writer_metrics, "zcrawl_writer_pages_stored_total 0");
   EXPECT_NE(w.find("zcrawl_writer_pages_stored_total 0"), std::string::npos) << w << ReadFile(dir + "/writer.log");
   frontier.Signal(SIGTERM);
