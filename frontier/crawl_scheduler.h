@@ -15,7 +15,8 @@
 // records (url_head.h), when URLs are enqueued and when a head is refilled:
 // past it a refill takes kMinRefill URLs, so RAM holds at most
 // max_head_bytes + kMinRefill records per origin with URLs waiting); the
-// rest is loaded from disk when a head runs dry, in admission order. Without one (unit tests) the whole queue is in RAM.
+// rest is loaded from disk when a head runs dry, in admission order.
+// Without one (unit tests) the whole queue is in RAM.
 //
 // Claiming is decided here, in memory, by the frontier's one broker thread;
 // nothing else reads or writes it, so it has no locks (not thread-safe).

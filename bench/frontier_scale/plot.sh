@@ -85,7 +85,7 @@ set datafile separator ','
 set grid
 set key below horizontal
 set xlabel 'known URLs (millions)'
-set multiplot layout 2,2 title 'frontier scale: $(basename "$csv")'
+set multiplot layout 2,2 title 'frontier scale: $(basename "$csv")' noenhanced
 set title 'rates'
 set ylabel 'per second'
 set yrange [0:*]

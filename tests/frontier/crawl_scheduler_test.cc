@@ -400,12 +400,16 @@ std::pair<uint64_t, uint64_t> LeaseManyOrigins(SchedulerOptions o, const std::st
   return {most_loaded, most_bytes};
 }
 
-TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRules) {
-  FakeClock clock;
+SchedulerOptions ObeyingRobotsWithoutDelay() {
   SchedulerOptions o;
   o.delay_ms = 0;
   o.obey_robots = true;
-  CrawlScheduler s(o, clock);
+  return o;
+}
+
+TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRules) {
+  FakeClock clock;
+  CrawlScheduler s(ObeyingRobotsWithoutDelay(), clock);
   const uint64_t empty = s.origin_bytes();
   for (int h = 0; h < 1000; ++h) {
     const std::string origin = "http://a-rather-long-host-name-" + std::to_string(h) + ".test";
@@ -415,7 +419,7 @@ TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRu
   // A slot, its name twice (longer than a string holds inline) and its
   // index entry: several hundred bytes an origin.
   EXPECT_GT(thousand - empty, 1000u * (sizeof(HostSlot) + 2 * 40));
-  EXPECT_LT(thousand - empty, 1000u * 2 * (sizeof(HostSlot) + 2 * 48 + 64)) << "slots_ at most doubles";
+  EXPECT_LT(thousand - empty, 1000u * 2 * (sizeof(HostSlot) + 2 * 48 + 64)) << "no more than twice the slot and names an origin";
   // Each origin's robots.txt, with a rule each: the rules count too.
   std::string robots = "User-agent: *\n";
   for (int i = 0; i < 50; ++i) robots += "Disallow: /a-long-private-path-number-" + std::to_string(i) + "/\n";
@@ -433,28 +437,31 @@ TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRu
   EXPECT_GT(s.origin_bytes() - thousand, 1000u * 50 * 40) << "50 rules of ~40 bytes an origin";
 }
 
-TEST(CrawlSchedulerDiskQueueTest, AnIdleOriginsRobotsRulesWaitOnDiskAndComeBackForItsNextUrl) {
-  FakeClock clock;
-  auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_robots_spill"));
-  ASSERT_TRUE(store);
-  SchedulerOptions o;
-  o.delay_ms = 0;
-  o.obey_robots = true;
-  CrawlScheduler s(o, clock, store.get());
+// a.test's first lease is its robots.txt, answered with `robots`; its one
+// URL, http://a.test/1, is leased and done after it: the origin is idle.
+void CrawlRobotsThenTheOnlyUrl(CrawlScheduler& s, const std::string& robots) {
   s.Enqueue("http://a.test/1", "http://a.test", 0);
   auto items = s.Lease("f", 10);
   ASSERT_EQ(items.size(), 1u);
   ASSERT_TRUE(items[0].robots_only());
-  std::string robots = "User-agent: *\nDisallow: /private\n";
-  for (int i = 0; i < 40; ++i) robots += "Disallow: /another-long-private-path-" + std::to_string(i) + "\n";
   v1::FetchReport report = Report(items[0]);
   report.set_robots_txt(robots);
   s.Complete("f", report);
-  const uint64_t with_rules = s.origin_bytes();
   items = s.Lease("f", 10);
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0].url(), "http://a.test/1");
   s.Complete("f", Report(items[0]));
+}
+
+TEST(CrawlSchedulerDiskQueueTest, AnIdleOriginsRobotsRulesWaitOnDiskAndComeBackForItsNextUrl) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_robots_spill"));
+  ASSERT_TRUE(store);
+  CrawlScheduler s(ObeyingRobotsWithoutDelay(), clock, store.get());
+  std::string robots = "User-agent: *\nDisallow: /private\n";
+  for (int i = 0; i < 40; ++i) robots += "Disallow: /another-long-private-path-" + std::to_string(i) + "\n";
+  CrawlRobotsThenTheOnlyUrl(s, robots);
+  const uint64_t with_rules = s.origin_bytes();
   // Idle now, but its rules are only staged: they stay in RAM.
   EXPECT_EQ(s.robots_spilled(), 0u);
   EXPECT_EQ(s.origin_bytes(), with_rules);
@@ -470,7 +477,7 @@ TEST(CrawlSchedulerDiskQueueTest, AnIdleOriginsRobotsRulesWaitOnDiskAndComeBackF
   // again, and they still apply.
   s.Enqueue("http://a.test/private/x", "http://a.test", 1);
   s.Enqueue("http://a.test/2", "http://a.test", 1);
-  items = s.Lease("f", 10);
+  auto items = s.Lease("f", 10);
   ASSERT_EQ(items.size(), 1u);
   EXPECT_FALSE(items[0].robots_only());
   EXPECT_EQ(items[0].url(), "http://a.test/2");
@@ -484,17 +491,8 @@ TEST(CrawlSchedulerDiskQueueTest, SpilledRobotsRulesTheStoreLacksAreAskedForAgai
   const std::string dir = zcrawl::testing::MakeTempDir("scheduler_robots_miss");
   auto store = OpenStore(dir);
   ASSERT_TRUE(store);
-  SchedulerOptions o;
-  o.delay_ms = 0;
-  o.obey_robots = true;
-  CrawlScheduler s(o, clock, store.get());
-  s.Enqueue("http://a.test/1", "http://a.test", 0);
-  auto items = s.Lease("f", 10);
-  v1::FetchReport report = Report(items[0]);
-  report.set_robots_txt("User-agent: *\nDisallow: /private\n");
-  s.Complete("f", report);
-  items = s.Lease("f", 10);
-  s.Complete("f", Report(items[0]));
+  CrawlScheduler s(ObeyingRobotsWithoutDelay(), clock, store.get());
+  CrawlRobotsThenTheOnlyUrl(s, "User-agent: *\nDisallow: /private\n");
   for (int i = 0; i < 3; ++i) {
     s.StageDirtyOrigins();
     ASSERT_TRUE(store->Flush().ok());
@@ -505,7 +503,7 @@ TEST(CrawlSchedulerDiskQueueTest, SpilledRobotsRulesTheStoreLacksAreAskedForAgai
   store->StageRobots(0, /*run=*/12345, /*fetched_ms=*/0, "");
   ASSERT_TRUE(store->Flush().ok());
   s.Enqueue("http://a.test/2", "http://a.test", 1);
-  items = s.Lease("f", 10);
+  auto items = s.Lease("f", 10);
   ASSERT_EQ(items.size(), 1u);
   EXPECT_TRUE(items[0].robots_only()) << "robots.txt is asked again";
   EXPECT_EQ(s.robots_reload_misses(), 1u);
@@ -673,10 +671,7 @@ TEST(CrawlSchedulerDiskQueueTest, AResumedOriginLeasesItsQueueFromDiskMinusRecor
 
 TEST(CrawlSchedulerRobotsTtlTest, RobotsTxtIsFetchedAgainAfterADay) {
   FakeClock clock;
-  SchedulerOptions o;
-  o.delay_ms = 0;
-  o.obey_robots = true;
-  CrawlScheduler s(o, clock);
+  CrawlScheduler s(ObeyingRobotsWithoutDelay(), clock);
   s.Enqueue("http://a/1", "http://a", 0);
   auto robots = s.Lease("f", 10);
   ASSERT_TRUE(robots.at(0).robots_only());
