@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/heap_stats.h"
 #include "common/json_writer.h"
 #include "common/process_identity.h"
 #include "common/seed_list.h"
@@ -39,6 +40,9 @@ Broker::Broker(const FrontierOptions& options, zmq::context_t& context, const Cl
       codec_(MakeSenderId()),
       budget_(MemoryBudget::ForMb(options.memory_mb)),
       known_(budget_.known_cache_bytes),
+      // At most the store's share (its cache stops at its own floor,
+      // UrlStore::SetCacheCapacity).
+      heap_governor_(budget_.total_bytes, budget_.store_bytes),
       limits_(std::make_unique<AdmissionLimits>(AdmissionLimitsOptions{
           options.max_pages, options.max_pages_per_host, options.max_pages_per_domain,
           options.max_query_variants})) {}
@@ -368,11 +372,29 @@ void Broker::BalanceMemory() {
   const uint64_t used = OriginStateBytes();
   const uint64_t over = used > budget_.origin_bytes ? used - budget_.origin_bytes : 0;
   known_.Withhold(over);
-  if (over > 0 && known_.max_bytes() == KnownUrlCache::kMinBytes && !said_origins_over_budget_) {
+  const auto heap = heap_reader_();
+  bool store_at_floor = false;
+  if (heap) {
+    // Only the store's block cache gives: a block it drops is one read
+    // from the page cache or disk. The known-URL cache does not: below
+    // its working set every known link becomes a disk lookup, and at
+    // --memory-mb 400 taking from it halved the new URLs a second
+    // (bench/RESULTS.md run AE).
+    const uint64_t want = budget_.store_bytes - std::min(heap_governor_.Update(heap->allocated_bytes), budget_.store_bytes);
+    store_at_floor = store_->SetCacheCapacity(want) > want;
+  }
+  const bool at_floor = known_.max_bytes() == KnownUrlCache::kMinBytes;
+  if (over > 0 && at_floor && !said_origins_over_budget_) {
     said_origins_over_budget_ = true;
     spdlog::warn("the state of {} origins takes {} MB, past what --memory-mb {} can give it: the "
                  "frontier's RAM grows past its budget (about 400 bytes an origin; raise "
                  "--memory-mb)", scheduler_->origin_count(), used >> 20, options_.memory_mb);
+  }
+  if (heap && heap->allocated_bytes > budget_.total_bytes + heap_governor_.slack() && store_at_floor &&
+      !said_heap_over_budget_) {
+    said_heap_over_budget_ = true;
+    spdlog::warn("the frontier's heap holds {} MB with the store's cache at its floor, past "
+                 "--memory-mb {}: raise --memory-mb", heap->allocated_bytes >> 20, options_.memory_mb);
   }
 }
 

@@ -8,18 +8,22 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <zmq.hpp>
 
 #include "common/clock.h"
 #include "common/free_space.h"
+#include "common/heap_stats.h"
 #include "common/metrics_server.h"
 #include "common/status.h"
 #include "frontier/admission_limits.h"
 #include "frontier/crawl_scheduler.h"
 #include "frontier/frontier_options.h"
+#include "frontier/heap_governor.h"
 #include "frontier/known_url_cache.h"
 #include "frontier/link_admitter.h"
 #include "frontier/memory_budget.h"
@@ -84,6 +88,9 @@ class Broker {
   const CrawlScheduler& scheduler() const { return *scheduler_; }
   const BrokerCounters& counters() const { return counters_; }
   const KnownUrlCache& known_urls() const { return known_; }
+  uint64_t store_cache_capacity() const { return store_->cache_capacity(); }
+  // Where BalanceMemory reads the heap (ReadHeapStats; tests give figures).
+  void set_heap_reader(std::function<std::optional<HeapStats>()> reader) { heap_reader_ = std::move(reader); }
 
  private:
   void HandleMessage(const std::string& identity, std::string_view payload);
@@ -114,8 +121,9 @@ class Broker {
   void Dispatch();
   void Maintain();  // heartbeats, dead peers, lease expiry
   // Withholds from the known-URL cache what the per-origin state takes past
-  // its share of the budget (memory_budget.h); says once if even that
-  // cannot hold it. At most once a second.
+  // its share of the budget (memory_budget.h), and from the store's block
+  // cache what the allocator's heap holds past --memory-mb (HeapGovernor);
+  // says once if even that cannot hold it. At most once a second.
   void BalanceMemory();
   // RAM of the state that grows with the origins a crawl knows.
   uint64_t OriginStateBytes() const;
@@ -144,12 +152,17 @@ class Broker {
   int64_t last_maintain_ms_ = 0;  // when Maintain last ran (own stalls)
   int64_t last_balance_ms_ = 0;   // when BalanceMemory last ran
   bool said_origins_over_budget_ = false;
+  bool said_heap_over_budget_ = false;
   v1::NetworkPolicy network_policy_;  // sent to each fetcher that says Ready
   const MemoryBudget budget_;
   // Declared before what points at it. Always present: without --state it
   // lives in a temporary folder deleted on exit (one engine, one code path).
   std::unique_ptr<UrlStore> store_;
   KnownUrlCache known_;
+  // What the heap holds past --memory-mb, withheld from the store's block
+  // cache (BalanceMemory).
+  HeapGovernor heap_governor_;
+  std::function<std::optional<HeapStats>()> heap_reader_ = ReadHeapStats;
   std::unique_ptr<SeenSet> seen_;
   std::unique_ptr<CrawlScheduler> scheduler_;
   std::unique_ptr<RefetchSchedule> refetch_;  // a continuous crawl's only

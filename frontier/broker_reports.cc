@@ -167,10 +167,12 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_known_cache_bytes", "gauge", "Memory of the known-URL cache", known_.memory_bytes());
   AppendMetric(out, "zcrawl_frontier_known_cache_max_bytes", "gauge", "Bound of the known-URL cache (its budget share and what the final seen filter lent it)", known_.max_bytes());
   AppendMetric(out, "zcrawl_frontier_store_memory_bytes", "gauge", "Memory of the store (cache, memtables, readers)", store_->memory_bytes());
+  AppendMetric(out, "zcrawl_frontier_store_cache_capacity_bytes", "gauge", "Capacity of the store's block cache (its share of --memory-mb, less what the heap governor withholds)", store_->cache_capacity());
   AppendMetric(out, "zcrawl_frontier_store_disk_bytes", "gauge", "Bytes of the store on disk", store_->disk_bytes());
   AppendMetric(out, "zcrawl_frontier_queued_in_ram", "gauge", "Queued URLs held in RAM (queue heads)", scheduler_->loaded_urls());
   if (const auto heap = ReadHeapStats()) {
     AppendMetric(out, "zcrawl_frontier_heap_allocated_bytes", "gauge", "Bytes the allocator has handed out (jemalloc)", heap->allocated_bytes);
+    AppendMetric(out, "zcrawl_frontier_heap_withheld_bytes", "gauge", "Bytes the store's block cache gives up while the heap is past --memory-mb (HeapGovernor)", heap_governor_.withheld());
     AppendMetric(out, "zcrawl_frontier_heap_resident_bytes", "gauge", "Bytes of RAM the allocator keeps: handed out, its metadata, and freed pages it has not given back yet (jemalloc)", heap->resident_bytes);
   }
   AppendMetric(out, "zcrawl_frontier_robots_spilled_total", "counter", "Idle origins whose robots rules left RAM for the store", scheduler_->robots_spilled());

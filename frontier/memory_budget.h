@@ -30,6 +30,11 @@
 // from the cache; past that the budget cannot hold and the frontier says
 // so (a broad crawl of 10^7 hosts needs their state on disk: issue 17).
 // The leases in flight are outside it (bounded by the fetchers' credit).
+//
+// The shares bound what each part counts; what the allocator hands out is
+// more (RocksDB charges a cached block less than it costs). HeapGovernor
+// (heap_governor.h) holds the heap itself at the total, taking the
+// difference from the store's block cache, down to its floor.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +45,7 @@ namespace zcrawl::frontier {
 struct MemoryBudget {
   static constexpr uint64_t kMinMb = 16;
 
+  uint64_t total_bytes = 0;  // --memory-mb, at least kMinMb
   uint64_t filter_bytes = 0;
   uint64_t store_bytes = 0;
   uint64_t known_cache_bytes = 0;
@@ -49,6 +55,7 @@ struct MemoryBudget {
   static MemoryBudget ForMb(uint64_t memory_mb) {
     const uint64_t total = std::max(memory_mb, kMinMb) << 20;
     MemoryBudget b;
+    b.total_bytes = total;
     b.filter_bytes = total / 100 * 45;
     b.store_bytes = total / 100 * 30;
     b.head_bytes = total / 100 * 15;

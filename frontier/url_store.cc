@@ -115,9 +115,11 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
   store->dir_ = options.dir;
   store->path_ = path;
   store->temporary_ = options.temporary;
-  store->cache_ = rocksdb::NewLRUCache(std::max<uint64_t>(options.cache_bytes, 8 << 20));
+  store->cache_bytes_ = std::max<uint64_t>(options.cache_bytes, 8 << 20);
+  store->cache_ = rocksdb::NewLRUCache(store->cache_bytes_);
   // Memtables take a quarter of the cache, charged to it: one bound for both.
   const uint64_t write_buffer_bytes = std::max<uint64_t>(options.cache_bytes / 4, 4 << 20);
+  store->write_buffer_bytes_ = write_buffer_bytes;
   store->write_buffers_ =
       std::make_shared<rocksdb::WriteBufferManager>(write_buffer_bytes, store->cache_);
 
@@ -497,6 +499,15 @@ uint64_t UrlStore::disk_bytes() const {
   }
   return total;
 }
+
+uint64_t UrlStore::SetCacheCapacity(uint64_t bytes) {
+  const uint64_t floor = std::min(write_buffer_bytes_ + (4 << 20), cache_bytes_);
+  const uint64_t capacity = std::clamp(bytes, floor, cache_bytes_);
+  if (capacity != cache_->GetCapacity()) cache_->SetCapacity(capacity);
+  return capacity;
+}
+
+uint64_t UrlStore::cache_capacity() const { return cache_->GetCapacity(); }
 
 uint64_t UrlStore::memory_bytes() const {
   uint64_t readers = 0;

@@ -234,6 +234,11 @@ class UrlStore {
   uint64_t disk_bytes() const;
   // Bytes of RAM the engine holds (block cache incl. memtables, table readers).
   uint64_t memory_bytes() const;
+  // Sets the block cache's capacity (what HeapGovernor leaves the store),
+  // never below the memtables' bound plus 4 MB nor above the opening's
+  // cache_bytes; blocks past it are evicted at once. Returns what was set.
+  uint64_t SetCacheCapacity(uint64_t bytes);
+  uint64_t cache_capacity() const;
   uint64_t writes() const { return writer_ ? writer_->writes() : 0; }
   uint64_t disk_lookups() const { return disk_lookups_.load(std::memory_order_relaxed); }
 
@@ -247,6 +252,8 @@ class UrlStore {
   bool temporary_ = false;
   bool resumed_ = false;
   std::shared_ptr<rocksdb::Cache> cache_;
+  uint64_t cache_bytes_ = 0;         // the cache's capacity as opened
+  uint64_t write_buffer_bytes_ = 0;  // the memtables' bound, charged to it
   std::shared_ptr<rocksdb::WriteBufferManager> write_buffers_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, seen, queue, origins

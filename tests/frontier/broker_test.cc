@@ -77,17 +77,24 @@ class BrokerTest : public ::testing::Test {
   std::optional<Broker> broker_;
 };
 
+// A broker of one link thread that stays when done, with a state folder
+// and a budget of `memory_mb`, stepped by the test.
+FrontierOptions BudgetedOptions(const std::string& name, uint64_t memory_mb) {
+  FrontierOptions options;
+  options.bind = zcrawl::testing::UniqueInprocEndpoint(name);
+  options.state_dir = zcrawl::testing::MakeTempDir(name) + "/state";
+  options.memory_mb = memory_mb;
+  options.link_threads = 1;
+  options.exit_when_done = false;
+  return options;
+}
+
 TEST(BrokerMemoryTest, ThePerOriginStatePastItsShareIsTakenFromTheKnownUrlCache) {
   // 16 MB: 0.8 MB for the per-origin state and 0.8 MB of known-URL cache.
   // 6,000 origins take ~2.4 MB; the cache gives up what they lack.
-  FrontierOptions options;
-  options.bind = zcrawl::testing::UniqueInprocEndpoint("broker-memory-test");
+  FrontierOptions options = BudgetedOptions("broker_memory_test", 16);
   for (int h = 0; h < 6000; ++h) options.seeds.push_back("http://host-" + std::to_string(h) + ".example.test/");
   options.obey_robots = false;
-  options.state_dir = zcrawl::testing::MakeTempDir("broker_memory_test") + "/state";
-  options.memory_mb = 16;
-  options.link_threads = 1;
-  options.exit_when_done = false;
   zmq::context_t context(1);
   FakeClock clock;
   Broker broker(options, context, clock);
@@ -101,6 +108,36 @@ TEST(BrokerMemoryTest, ThePerOriginStatePastItsShareIsTakenFromTheKnownUrlCache)
   EXPECT_EQ(broker.known_urls().max_bytes(), KnownUrlCache::kMinBytes)
       << "the origins' ~" << (broker.scheduler().origin_bytes() >> 10) << " KB left the cache its floor";
   EXPECT_GT(broker.scheduler().origin_bytes(), 6000u * 300);
+}
+
+TEST(BrokerMemoryTest, AHeapPastTheBudgetIsTakenFromTheStoresCacheAndGivenBack) {
+  // 64 MB: the store's share is 19.2 MB, its floor the memtables' 4.8 MB
+  // plus 4 MB. The heap's figures are the test's.
+  FrontierOptions options = BudgetedOptions("broker_heap_test", 64);
+  options.seeds = {"http://a.example.test/"};
+  zmq::context_t context(1);
+  FakeClock clock;
+  Broker broker(options, context, clock);
+  uint64_t heap = 0;
+  broker.set_heap_reader([&] { return std::optional<HeapStats>(HeapStats{heap, heap}); });
+  ASSERT_TRUE(broker.Start().ok());
+  const uint64_t share = MemoryBudget::ForMb(64).store_bytes;
+  const uint64_t floor = share / 4 + (4 << 20);
+  auto second = [&](uint64_t heap_bytes) {
+    heap = heap_bytes;
+    clock.Advance(1000);
+    bool done = false;
+    EXPECT_TRUE(broker.Step(5, &done).ok());
+    return broker.store_cache_capacity();
+  };
+  EXPECT_EQ(second(60 << 20), share) << "within the budget: the whole share";
+  EXPECT_EQ(second((64 << 20) + (3 << 20)), share - (3 << 20)) << "3 MB over: 3 MB less cache";
+  EXPECT_EQ(second(200 << 20), floor) << "never below the floor";
+  EXPECT_EQ(broker.known_urls().max_bytes(), MemoryBudget::ForMb(64).known_cache_bytes)
+      << "the known-URL cache is not asked";
+  uint64_t capacity = 0;
+  for (int i = 0; i < 40; ++i) capacity = second(16 << 20);
+  EXPECT_EQ(capacity, share) << "far below the budget: all of it back";
 }
 
 TEST_F(BrokerTest, ASilentFetcherLosesItsLeasesAfterLivenessTimesTheHeartbeat) {

@@ -201,6 +201,41 @@ TEST(UrlStoreTest, TheLastChangeToAKeyWinsWithinABatchAndDoneIsDerivedFromTheQue
   EXPECT_EQ(origins[0].queued(), 1u);
 }
 
+// HeapGovernor lowers the block cache while the heap is past the budget:
+// the blocks go at once, and the memtables' room (charged to the cache)
+// stays.
+TEST(UrlStoreTest, ALoweredCacheCapacityEvictsBlocksAtOnceAndStopsAtItsFloor) {
+  const std::string dir = MakeTempDir("url_store_cache_capacity");
+  UrlStoreOptions options;
+  options.dir = dir;
+  options.cache_bytes = 64 << 20;  // memtables 16 MB
+  constexpr uint64_t kUrls = 500000;
+  {
+    auto store = UrlStore::Open(options);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    for (uint64_t seq = 1; seq <= kUrls; ++seq) {
+      (*store)->StageQueued(0, "http://a.test",
+                            {seq, "http://a.test/" + std::to_string(seq * 2654435761u) + "/a-longer-page-name-" + std::to_string(seq), 0, 0, 0, 0});
+    }
+    ASSERT_TRUE((*store)->Flush().ok());
+  }
+  auto store = UrlStore::Open(options);  // the reopening writes the memtable to a table
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  std::vector<QueuedUrl> loaded;
+  ASSERT_TRUE((*store)->LoadQueue(0, "http://a.test", 0, kUrls, &loaded).ok());
+  ASSERT_EQ(loaded.size(), kUrls);
+  const uint64_t full = (*store)->memory_bytes();
+  ASSERT_GT(full, 24u << 20) << "the blocks read are in the cache";
+  EXPECT_EQ((*store)->SetCacheCapacity(0), (16u << 20) + (4u << 20)) << "the floor";
+  EXPECT_LE((*store)->memory_bytes(), (20u << 20) + (2u << 20)) << "evicted at once";
+  EXPECT_EQ((*store)->cache_capacity(), (20u << 20));
+  EXPECT_EQ((*store)->SetCacheCapacity(UINT64_MAX), 64u << 20) << "never above the opening's";
+  loaded.clear();
+  ASSERT_TRUE((*store)->LoadQueue(0, "http://a.test", 0, kUrls, &loaded).ok());
+  EXPECT_EQ(loaded.size(), kUrls) << "nothing lost";
+  EXPECT_GT((*store)->memory_bytes(), 24u << 20) << "and it fills again";
+}
+
 TEST(UrlStoreTest, AnOlderSqliteStateIsRefusedByName) {
   const std::string dir = MakeTempDir("url_store_legacy");
   std::ofstream(dir + "/frontier.sqlite") << "SQLite format 3";

@@ -74,12 +74,15 @@ TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
   EXPECT_NE(f.find("HTTP/1.1 200 OK"), std::string::npos) << f << ReadFile(dir + "/frontier.log");
   EXPECT_NE(f.find("# TYPE zcrawl_frontier_urls_done_total counter"), std::string::npos) << f;
   EXPECT_NE(f.find("zcrawl_frontier_urls_waiting 1"), std::string::npos) << f;
+  EXPECT_GT(MetricValue(f, "zcrawl_frontier_store_cache_capacity_bytes"), 0) << f;
 #ifdef ZCRAWL_PROCESSES_ON_JEMALLOC
   // jemalloc's own figures: it keeps at least what it handed out.
   const double allocated = MetricValue(f, "zcrawl_frontier_heap_allocated_bytes");
   const double resident = MetricValue(f, "zcrawl_frontier_heap_resident_bytes");
   EXPECT_GT(allocated, 100000) << f;
   EXPECT_GE(resident, allocated) << f;
+  // Far below its default budget: nothing withheld, the store's cache whole.
+  EXPECT_EQ(MetricValue(f, "zcrawl_frontier_heap_withheld_bytes"), 0) << f;
 #else
   EXPECT_EQ(f.find("zcrawl_frontier_heap_allocated_bytes"), std::string::npos) << "no jemalloc, no figures";
 #endif
