@@ -10,7 +10,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/heap_stats.h"
 #include "common/json_writer.h"
 #include "common/process_identity.h"
 #include "common/seed_list.h"
@@ -372,7 +371,8 @@ void Broker::BalanceMemory() {
   const uint64_t used = OriginStateBytes();
   const uint64_t over = used > budget_.origin_bytes ? used - budget_.origin_bytes : 0;
   known_.Withhold(over);
-  const auto heap = heap_reader_();
+  last_heap_ = heap_reader_();
+  const auto& heap = last_heap_;
   bool store_at_floor = false;
   if (heap) {
     // Only the store's block cache gives: a block it drops is one read
@@ -380,7 +380,8 @@ void Broker::BalanceMemory() {
     // its working set every known link becomes a disk lookup, and at
     // --memory-mb 400 taking from it halved the new URLs a second
     // (bench/RESULTS.md run AE).
-    const uint64_t want = budget_.store_bytes - std::min(heap_governor_.Update(heap->allocated_bytes), budget_.store_bytes);
+    const uint64_t withheld = heap_governor_.Update(heap->allocated_bytes);
+    const uint64_t want = budget_.store_bytes - std::min(withheld, budget_.store_bytes);
     store_at_floor = store_->SetCacheCapacity(want) > want;
   }
   const bool at_floor = known_.max_bytes() == KnownUrlCache::kMinBytes;

@@ -163,6 +163,7 @@ class Broker {
   // cache (BalanceMemory).
   HeapGovernor heap_governor_;
   std::function<std::optional<HeapStats>()> heap_reader_ = ReadHeapStats;
+  std::optional<HeapStats> last_heap_;  // BalanceMemory's reading, published as metrics
   std::unique_ptr<SeenSet> seen_;
   std::unique_ptr<CrawlScheduler> scheduler_;
   std::unique_ptr<RefetchSchedule> refetch_;  // a continuous crawl's only

@@ -8,7 +8,6 @@
 
 #include <fstream>
 
-#include "common/heap_stats.h"
 #include "common/json_writer.h"
 #include "common/metrics_server.h"
 #include "frontier/broker.h"
@@ -170,7 +169,7 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_store_cache_capacity_bytes", "gauge", "Capacity of the store's block cache (its share of --memory-mb, less what the heap governor withholds)", store_->cache_capacity());
   AppendMetric(out, "zcrawl_frontier_store_disk_bytes", "gauge", "Bytes of the store on disk", store_->disk_bytes());
   AppendMetric(out, "zcrawl_frontier_queued_in_ram", "gauge", "Queued URLs held in RAM (queue heads)", scheduler_->loaded_urls());
-  if (const auto heap = ReadHeapStats()) {
+  if (const auto& heap = last_heap_) {
     AppendMetric(out, "zcrawl_frontier_heap_allocated_bytes", "gauge", "Bytes the allocator has handed out (jemalloc)", heap->allocated_bytes);
     AppendMetric(out, "zcrawl_frontier_heap_withheld_bytes", "gauge", "Bytes the store's block cache gives up while the heap is past --memory-mb (HeapGovernor)", heap_governor_.withheld());
     AppendMetric(out, "zcrawl_frontier_heap_resident_bytes", "gauge", "Bytes of RAM the allocator keeps: handed out, its metadata, and freed pages it has not given back yet (jemalloc)", heap->resident_bytes);

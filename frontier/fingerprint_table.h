@@ -28,6 +28,12 @@ class FingerprintTable {
   static uint64_t CapacityFor(uint64_t entries) {
     return static_cast<uint64_t>(static_cast<double>(entries) / kMaxLoad) + 2;
   }
+  // The entries a table of at most `bytes` holds without growing (the
+  // inverse of CapacityFor).
+  static uint64_t EntriesFor(uint64_t bytes) {
+    const uint64_t slots = bytes / sizeof(uint64_t);
+    return slots > 2 ? static_cast<uint64_t>(static_cast<double>(slots - 2) * kMaxLoad) : 0;
+  }
 
   bool Contains(uint64_t fingerprint) const;
   // True if it was absent and is now inserted.

@@ -14,8 +14,7 @@ namespace {
 // seen set asked the disk for them 16-28k times a second,
 // bench/RESULTS.md run AD.)
 uint64_t EntriesPerGeneration(uint64_t max_bytes) {
-  const uint64_t slots = max_bytes / 2 / sizeof(uint64_t);
-  return std::max<uint64_t>(slots > 2 ? static_cast<uint64_t>(static_cast<double>(slots - 2) * 0.85) : 0, 1024);
+  return std::max<uint64_t>(FingerprintTable::EntriesFor(max_bytes / 2), 1024);
 }
 
 std::unique_ptr<FingerprintTable> NewGeneration(uint64_t entries) {
