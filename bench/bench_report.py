@@ -407,20 +407,21 @@ def main():
     p("zcrawl flags: `%s --delay-ms 0 --no-robots --format %s`; wget2 `--max-threads %s`." % (
         machine.get("zc_fast"), machine.get("zc_format", "files"), machine.get("wget2_threads")))
     p("")
-    p("zcrawl-scan: the same with `--parser scan` (the default); zcrawl-myhtml: with `--parser myhtml`; zcrawl-blocking: that with `--io blocking` "
+    p("zcrawl-scan: the same with `--parser scan` (the default); zcrawl-single: zcrawl-scan with "
+      "`--single-process` (frontier, writer and fetchers as threads of one process); zcrawl-myhtml: with `--parser myhtml`; zcrawl-blocking: that with `--io blocking` "
       "(a thread per fetch, the same-run baseline of the event loop); zcrawl-myhtml-ph16: "
       "`%s --parser myhtml`." % machine.get("zc_fast_ph16"))
     p("")
     p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | user | sys | peak RSS MB (sum) |")
     p("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for label in with_baselines(("zcrawl-scan", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-myhtml-ph16",
-                                 "wget2", "wget"), fast):
+    for label in with_baselines(("zcrawl-scan", "zcrawl-single", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking",
+                                 "zcrawl-myhtml-ph16", "wget2", "wget"), fast):
       s = fast[label]
       p("| %s | %s | %.1f | %.0f (%.0f-%.0f) | %.1f | %.3f | %.3f | %.3f | %.1f |" % (
           label, stored_cell(s), s["wall"], s["pps"], s["pps_min"], s["pps_max"], s["cpu_s"],
           s["cpu_per_page"], s["user_per_page"], s["sys_per_page"], s["rss_mb"]))
     p("")
-    zlabels = [l for l in ("zcrawl-scan", "zcrawl", "zcrawl-myhtml") if l in fast]
+    zlabels = [l for l in ("zcrawl-scan", "zcrawl-single", "zcrawl", "zcrawl-myhtml") if l in fast]
     if zlabels:
       if "wget2" in fast or "wget" in fast:
         p("Ratios (zcrawl / other; speed >1 and CPU, RSS <1 favour zcrawl):")
@@ -445,8 +446,8 @@ def main():
         p("Event loop / blocking (zcrawl-myhtml / zcrawl-blocking): %.2fx pages/s, %.2fx CPU ms/page, "
           "%.2fx peak RSS." % (m["pps"] / b["pps"], m["cpu_per_page"] / b["cpu_per_page"],
                                m["rss_mb"] / b["rss_mb"]))
-      for zl in with_baselines(("zcrawl-scan", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-myhtml-ph16"),
-                               fast):
+      for zl in with_baselines(("zcrawl-scan", "zcrawl-single", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking",
+                                "zcrawl-myhtml-ph16"), fast):
         split = process_split(by[("fast", zl)])
         if not split:
           continue
@@ -456,7 +457,7 @@ def main():
         p("")
         p("| process | CPU s | share | CPU ms/page | peak RSS MB |")
         p("|---|---:|---:|---:|---:|")
-        for k in ("frontier", "fetcher", "writer", "launcher"):
+        for k in ("frontier", "fetcher", "writer", "local", "launcher"):
           if k in split:
             c, m, per = split[k]
             p("| %s | %.1f | %.0f%% | %.3f | %.1f |" % (k, c / 1000, 100 * c / max(total, 1), per, m / 1024))
@@ -504,8 +505,8 @@ def main():
     p("| crawler | in flight | concurrency bound | CPU bound | pages stored | wall s | pages/s | of bound | CPU ms/page | user | sys | nginx ms/page | peak RSS MB |")
     p("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     hosts = 4
-    for label in with_baselines(("zcrawl-scan", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16", "wget2"),
-                                slow):
+    for label in with_baselines(("zcrawl-scan", "zcrawl-single", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking",
+                                 "zcrawl-16", "wget2"), slow):
       s = slow[label]
       if label == "wget2":
         flight = int(machine.get("wget2_threads", "16"))
@@ -522,7 +523,7 @@ def main():
           s["cpu_per_page"], s["user_per_page"], s["sys_per_page"], nginx, s["rss_mb"]))
     if "wget2" in slow:
       p("")
-      for zl in ("zcrawl-scan", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16"):
+      for zl in ("zcrawl-scan", "zcrawl-single", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking", "zcrawl-16"):
         if zl in slow:
           p("%s / wget2: %.2fx pages/s, %.2fx CPU ms/page, %.2fx peak RSS." % (
               zl, slow[zl]["pps"] / slow["wget2"]["pps"],

@@ -70,9 +70,11 @@
 #   --zcrawl-format F    zcrawl's --format in the crawls: files (default, as
 #                        wget and wget2 store pages), warc or jsonl
 #   --wget2-threads N    wget2 --max-threads (16)
-#   --crawlers LIST      which runs, from zcrawl-scan,zcrawl,zcrawl-myhtml,
+#   --crawlers LIST      which runs, from zcrawl-scan,zcrawl-single,zcrawl,zcrawl-myhtml,
 #                        zcrawl-blocking,zcrawl-myhtml-ph16,zcrawl-16,wget2,wget
-#                        (zcrawl-scan: --parser scan, the default; default:
+#                        (zcrawl-scan: --parser scan, the default;
+#                        zcrawl-single: the same with --single-process, the
+#                        components as threads of one process; default:
 #                        all but zcrawl-myhtml-ph16; zcrawl-16 runs in
 #                        "slow" only, wget and zcrawl-myhtml-ph16 in "fast"
 #                        only)
@@ -169,7 +171,7 @@ ZC_SLOW="--fetchers 1 --threads 512 --per-host 128"
 # writer does not hold back the next request to its host.
 ZC_SLOW16="--fetchers 2 --threads 8 --per-host 8"
 WGET2_THREADS=16
-CRAWLERS="zcrawl-scan,zcrawl,zcrawl-myhtml,zcrawl-blocking,zcrawl-16,wget2,wget"
+CRAWLERS="zcrawl-scan,zcrawl-single,zcrawl,zcrawl-myhtml,zcrawl-blocking,zcrawl-16,wget2,wget"
 SITE_DIR=""
 WORK=""
 KEEP=0
@@ -396,7 +398,9 @@ if crawl_parts; then
   shadow_bin() {
     mkdir -p "$1"
     cp "$2/zcrawl-crawl" "$1/zcrawl-crawl"
-    for b in zcrawl-frontier zcrawl-writer zcrawl-fetcher; do ln -sf "$WRAP" "$1/$b"; done
+    for b in zcrawl-frontier zcrawl-writer zcrawl-fetcher zcrawl-local; do
+      if [ -x "$2/$b" ]; then ln -sf "$WRAP" "$1/$b"; fi
+    done
   }
   shadow_bin "$WORK/bin" "$BIN_DIR"
   if [ -n "$BASE_BIN_DIR" ]; then shadow_bin "$WORK/bin-base" "$BASE_BIN_DIR"; fi
@@ -654,6 +658,10 @@ if part ceiling || part fast || part memory || part profile || part endless; the
       if crawler_on zcrawl-myhtml; then zcrawl_round fast zcrawl-myhtml "$r" $ZC_FAST --parser myhtml; fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-scan; then zcrawl_round fast zcrawl-scan "$r" $ZC_FAST --parser scan; fi
+      # shellcheck disable=SC2086
+      if crawler_on zcrawl-single; then
+        zcrawl_round fast zcrawl-single "$r" $ZC_FAST --parser scan --single-process
+      fi
       if crawler_on wget; then run_crawler fast wget "$r" wget; fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-blocking; then
@@ -752,6 +760,10 @@ if part slow; then
     if crawler_on zcrawl-myhtml; then zcrawl_round slow zcrawl-myhtml "$r" $ZC_SLOW --parser myhtml; fi
     # shellcheck disable=SC2086
     if crawler_on zcrawl-scan; then zcrawl_round slow zcrawl-scan "$r" $ZC_SLOW --parser scan; fi
+    # shellcheck disable=SC2086
+    if crawler_on zcrawl-single; then
+      zcrawl_round slow zcrawl-single "$r" $ZC_SLOW --parser scan --single-process
+    fi
     # shellcheck disable=SC2086
     if crawler_on zcrawl-blocking; then
       zcrawl_round slow zcrawl-blocking "$r" $ZC_SLOW --parser myhtml --io blocking

@@ -17,7 +17,7 @@ include(GNUInstallDirs)
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 
 install(TARGETS
-    zcrawl-frontier zcrawl-fetcher zcrawl-writer zcrawl-crawl zcrawl-inspect zcrawl-status zcrawl-keys
+    zcrawl-frontier zcrawl-fetcher zcrawl-writer zcrawl-local zcrawl-crawl zcrawl-inspect zcrawl-status zcrawl-keys
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # lib/, not GNUInstallDirs' multiarch libdir: /usr/lib/systemd/system, the

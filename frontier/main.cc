@@ -6,10 +6,10 @@
 
 #include "common/open_file_limit.h"
 #include "common/cli_config.h"
-#include "common/seed_list.h"
 #include "common/shutdown_signal.h"
 #include "frontier/broker.h"
 #include "frontier/frontier_options.h"
+#include "frontier/seed_file.h"
 #include "frontier/frontier_settings.h"
 
 namespace zcrawl::frontier {
@@ -30,14 +30,9 @@ int Main(int argc, char** argv) {
     return 2;
   }
   RaiseOpenFileLimit(4096, "the frontier (a connection per peer, the store's files)");
-  if (!options.seeds_file.empty()) {
-    auto list = ReadSeedList(options.seeds_file);
-    if (!list.ok()) {
-      spdlog::error("cannot start: {}", list.status().message());
-      return 2;
-    }
-    for (const auto& error : list->errors) spdlog::warn("seed skipped: {}", error);
-    options.seeds.insert(options.seeds.end(), list->urls.begin(), list->urls.end());
+  if (Status s = AddSeedFile(options); !s.ok()) {
+    spdlog::error("cannot start: {}", s.message());
+    return 2;
   }
   ShutdownSignal::Install();
   zmq::context_t context(1);

@@ -15,7 +15,11 @@ namespace zcrawl::launcher {
 
 struct CrawlOptions {
   std::vector<std::string> seeds;  // positional; --seeds FILE is the frontier's
-  uint32_t fetchers = 2;           // fetcher processes
+  uint32_t fetchers = 2;           // fetcher processes (threads of one with single_process)
+  // The frontier, the writer and the fetchers as threads of one process
+  // (zcrawl-local) linked in memory instead of over sockets: less CPU per
+  // page; a crash of one component restarts them all (launcher/local_main.cc).
+  bool single_process = false;
   // Ports on 127.0.0.1; 0 picks free ones.
   uint16_t frontier_port = 0;
   uint16_t writer_port = 0;

@@ -20,6 +20,9 @@ void DeclareCrawlSettings(CLI::App& app, CrawlOptions& o, ForwardedSettings& for
   app.add_option("--exit-grace-ms", o.exit_grace_ms,
                  "After the crawl finished, how long the processes may take to exit")
       ->capture_default_str()->check(CLI::Range(int64_t{100}, int64_t{600000}));
+  app.add_flag("--single-process", o.single_process,
+               "Run the frontier, the writer and the fetchers as threads of one process, linked in "
+               "memory instead of over sockets: less CPU per page; a crash of one restarts them all");
   app.add_flag("--fresh", o.fresh, "Delete an earlier crawl's state and output in --out, start over");
   app.add_option("--recrawl", o.recrawl,
                  "Crawl again what the crawl in this folder captured, asking servers whether each page "

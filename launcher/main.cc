@@ -46,6 +46,9 @@ std::string BinaryDir() {
 // by a signal.
 constexpr int kNothingFetched = 3;
 
+// The child of --single-process (zcrawl-local), named in messages and logs.
+constexpr char kLocalChild[] = "local";
+
 // After the frontier exits, how long the others get to follow on their own.
 constexpr int64_t kPeerExitWaitMs = 2000;
 
@@ -77,8 +80,11 @@ class Launcher {
     // a name. Like loopback TCP, any local user can reach it.
     const std::string frontier_endpoint = "tcp://127.0.0.1:" + std::to_string(frontier_port);
     const std::string writer_endpoint = "tcp://127.0.0.1:" + std::to_string(writer_port);
-    const std::string frontier_local = "ipc://@zcrawl-frontier-" + std::to_string(frontier_port);
-    const std::string writer_local = "ipc://@zcrawl-writer-" + std::to_string(writer_port);
+    // With --single-process the peers are threads of one process: inproc://
+    // instead (a message passed as a pointer, no socket at all).
+    const std::string local_scheme = options_.single_process ? "inproc://" : "ipc://@";
+    const std::string frontier_local = local_scheme + "zcrawl-frontier-" + std::to_string(frontier_port);
+    const std::string writer_local = local_scheme + "zcrawl-writer-" + std::to_string(writer_port);
     std::error_code ec;
     const std::string& out_dir = options_.writer.sink.out_dir;
     std::filesystem::create_directories(out_dir, ec);
@@ -132,7 +138,6 @@ class Launcher {
     }
     Append(frontier_args, forwarded_.ArgsFor("frontier"));
     if (!level_given) frontier_args.push_back("--log-level=" + log_level);
-    children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
 
     writer_summary_file_ = state_dir + "/writer-summary.json";
     std::filesystem::remove(writer_summary_file_, ec);
@@ -153,7 +158,6 @@ class Launcher {
     if (options_.frontier.metrics_port != 0 && !forwarded_.Given("writer", "--metrics-port")) {
       writer_args.push_back("--metrics-port=" + std::to_string(options_.frontier.metrics_port + 1));
     }
-    children_.push_back(std::make_unique<ChildProcess>("writer", writer_args));
 
     const std::string& format = options_.writer.format;
     std::vector<std::string> fetcher_args = {bin + "/zcrawl-fetcher", "--frontier",
@@ -177,20 +181,37 @@ class Launcher {
         !forwarded_.Given("fetcher", "--no-page-requisites")) {
       fetcher_args.push_back("--page-requisites");
     }
-    for (uint32_t i = 0; i < options_.fetchers; ++i) {
-      children_.push_back(
-          std::make_unique<ChildProcess>("fetcher-" + std::to_string(i + 1), fetcher_args));
+    if (options_.single_process) {
+      // One process hosts them all; each group keeps its own command line
+      // (the same flags, parsed by the same definitions).
+      std::vector<std::string> local_args = {bin + "/zcrawl-local", std::to_string(options_.fetchers),
+                                             "@frontier"};
+      Append(local_args, {frontier_args.begin() + 1, frontier_args.end()});
+      local_args.push_back("@writer");
+      Append(local_args, {writer_args.begin() + 1, writer_args.end()});
+      local_args.push_back("@fetcher");
+      Append(local_args, {fetcher_args.begin() + 1, fetcher_args.end()});
+      children_.push_back(std::make_unique<ChildProcess>(kLocalChild, local_args));
+    } else {
+      children_.push_back(std::make_unique<ChildProcess>("frontier", frontier_args));
+      children_.push_back(std::make_unique<ChildProcess>("writer", writer_args));
+      for (uint32_t i = 0; i < options_.fetchers; ++i) {
+        children_.push_back(
+            std::make_unique<ChildProcess>("fetcher-" + std::to_string(i + 1), fetcher_args));
+      }
     }
     // On a terminal the children's log lines come through here, to be
     // printed above the live line; elsewhere they go straight to stderr.
     for (auto& child : children_) child->capture_stderr(terminal);
     started_ms_ = clock_.NowMs();
-    Say("crawl: starting frontier, writer and %u fetchers; output in %s\n",
-            options_.fetchers, out_dir.c_str());
+    Say("crawl: starting frontier, writer and %u fetchers%s; output in %s\n", options_.fetchers,
+        options_.single_process ? " in one process" : "", out_dir.c_str());
     // Start in dependency order and wait for each listener, so that no peer
     // talks to a port nobody listens on yet (a tiny crawl can otherwise
     // end before a late peer ever reached the frontier).
-    const std::vector<uint16_t> listen_ports = {frontier_port, writer_port};
+    // (With --single-process the one child listens on both ports.)
+    std::vector<std::vector<uint16_t>> listen_ports = {{frontier_port}, {writer_port}};
+    if (options_.single_process) listen_ports = {{frontier_port, writer_port}};
     for (size_t i = 0; i < children_.size(); ++i) {
       ChildProcess& child = *children_[i];
       if (Status s = child.Start(); !s.ok()) {
@@ -198,7 +219,11 @@ class Launcher {
         StopAll(SIGTERM);
         return 1;
       }
-      if (i < listen_ports.size() && !WaitUntilListening(child, listen_ports[i])) {
+      bool listening = true;
+      for (size_t p = 0; i < listen_ports.size() && p < listen_ports[i].size() && listening; ++p) {
+        listening = WaitUntilListening(child, listen_ports[i][p]);
+      }
+      if (!listening) {
         // A frontier that exits 0 at once found its crawl already finished.
         const bool finished = i == 0 && child.last_exit_code == 0;
         start_failed_ = !finished;
@@ -338,7 +363,8 @@ class Launcher {
 
   void OnExit(ChildProcess& child, int code, bool& stopping, int64_t& finish_deadline, int& result) {
     const int64_t now = clock_.NowMs();
-    const bool is_frontier = child.name() == "frontier";
+    // The one process of --single-process holds the frontier: the same rules.
+    const bool is_frontier = child.name() == "frontier" || child.name() == kLocalChild;
     if (is_frontier && (code == 0 || stopping)) {
       frontier_done_ = true;
       frontier_exit_ms_ = now;

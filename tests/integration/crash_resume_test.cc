@@ -1,5 +1,6 @@
-// Crash-proof crawls: kill -9 of the frontier, the writer, a fetcher, or
-// everything, mid-crawl; the crawl still stores every page exactly once.
+// Crash-proof crawls: kill -9 of the frontier, the writer, a fetcher, the
+// one process of --single-process, or everything, mid-crawl; the crawl
+// still stores every page exactly once.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -17,15 +18,19 @@ class CrashResumeTest : public ServedSiteTest {
  protected:
   CrashResumeTest() : ServedSiteTest(kPages, "crash") {}
 
-  std::vector<std::string> CrawlArgs() {
+  std::vector<std::string> CrawlArgs(bool single_process) {
     // A politeness delay stretches the crawl (~300 x 10 ms / 2 per host)
     // so that kills land mid-crawl.
-    return {SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", dir_ + "/out",
-            "--fetchers", "2", "--threads", "4", "--delay-ms", "10", "--per-host", "2"};
+    std::vector<std::string> args = {SourceDir() + "/run", "crawl", server_->origin() + "/", "--out",
+                                     dir_ + "/out", "--fetchers", "2", "--threads", "4", "--delay-ms", "10",
+                                     "--per-host", "2"};
+    if (single_process) args.push_back("--single-process");
+    return args;
   }
 
-  void StartCrawl(TestProcess& crawl, const std::string& log) {
-    crawl.Start(CrawlArgs(), dir_ + "/" + log, {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
+  void StartCrawl(TestProcess& crawl, const std::string& log, bool single_process = false) {
+    crawl.Start(CrawlArgs(single_process), dir_ + "/" + log,
+                {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
   }
 
   void KillChild(TestProcess& crawl, const std::string& comm) {
@@ -60,6 +65,26 @@ TEST_F(CrashResumeTest, WriterKilledMidCrawlLosesAndDuplicatesNothing) {
   ASSERT_TRUE(code.has_value()) << ReadFile(dir_ + "/crawl.log");
   EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/crawl.log");
   EXPECT_NE(ReadFile(dir_ + "/crawl.log").find("restarting writer"), std::string::npos);
+  ExpectEveryPageStoredOnce();
+}
+
+// --single-process: frontier, writer and fetchers are threads of one
+// process (zcrawl-local), which a kill -9 takes down together; the launcher
+// restarts it and the crawl resumes from the saved state.
+TEST_F(CrashResumeTest, TheSingleProcessKilledMidCrawlIsRestartedAndResumes) {
+  TestProcess crawl;
+  StartCrawl(crawl, "crawl.log", /*single_process=*/true);
+  ASSERT_TRUE(WaitForRequests(80));
+  EXPECT_TRUE(ChildPids(crawl.pid(), "zcrawl-frontier").empty()) << "a frontier process of its own";
+  EXPECT_TRUE(ChildPids(crawl.pid(), "zcrawl-fetcher").empty()) << "a fetcher process of its own";
+  KillChild(crawl, "zcrawl-local");
+  auto code = crawl.Wait(120000);
+  ASSERT_TRUE(code.has_value()) << ReadFile(dir_ + "/crawl.log");
+  EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/crawl.log");
+  const std::string log = ReadFile(dir_ + "/crawl.log");
+  EXPECT_NE(log.find("in one process"), std::string::npos) << log;
+  EXPECT_NE(log.find("restarting local"), std::string::npos) << log;
+  EXPECT_NE(log.find("resuming crawl"), std::string::npos) << log;
   ExpectEveryPageStoredOnce();
 }
 
