@@ -160,9 +160,10 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "local: %s\n", s.message().c_str());
     return 2;
   }
-  // The three processes' limits together: the frontier's and the writer's
-  // files and peers, and up to 4096 transfers of two sockets per fetcher.
-  RaiseOpenFileLimit(4096 + 4096 + groups.fetchers * (2 * 4096 + 256), "frontier, writer and fetchers");
+  // Up to 4096 transfers of two sockets per fetcher (as zcrawl-fetcher asks),
+  // and room for the frontier's store and the writer's files; their peers
+  // are threads here, not connections.
+  RaiseOpenFileLimit(1024 + groups.fetchers * (2 * 4096 + 256), "frontier, writer and fetchers");
   if (Status s = frontier::AddSeedFile(frontier_options); !s.ok()) {
     spdlog::error("cannot start: {}", s.message());
     return 2;
