@@ -1,6 +1,7 @@
 // zcrawl-crawl: `./run crawl`. Starts one frontier, one writer and N fetcher
-// processes on loopback, restarts a fetcher or writer that crashes, and
-// exits when the crawl is finished and every process has exited.
+// processes on loopback (or, with --single-process, one zcrawl-local that
+// runs them all as threads), restarts a process that crashes, and exits
+// when the crawl is finished and every process has exited.
 #include <signal.h>
 #include <unistd.h>
 
