@@ -106,7 +106,14 @@ class DiskFullTest : public ::testing::Test {
   void ExpectAPatientWait(TestProcess& crawl) {
     std::map<std::string, pid_t> pids;
     for (const char* name : {"frontier", "writer", "fetcher"}) {
-      auto found = ChildPids(crawl.pid(), std::string("zcrawl-") + name);
+      // A wait on the frontier's state can begin before the launcher has
+      // started the fetcher (it starts the processes one by one): give it
+      // time to come up before counting it.
+      std::vector<pid_t> found;
+      for (int tries = 0; tries < 200 && found.empty(); ++tries) {
+        found = ChildPids(crawl.pid(), std::string("zcrawl-") + name);
+        if (found.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      }
       ASSERT_EQ(found.size(), 1u) << name << " is not running:\n" << ReadFile(log_path());
       pids[name] = found[0];
     }
