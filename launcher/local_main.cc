@@ -3,7 +3,7 @@
 // nodes as in zcrawl-frontier, zcrawl-writer and zcrawl-fetcher, speaking
 // the same messages, but over inproc:// links: a message passes between
 // threads as a pointer, with no socket, no kernel copy and no ZeroMQ I/O
-// thread on the way (about a sixth of a crawl's CPU per page on the
+// thread on the way (about a fifth of a crawl's CPU per page on the
 // benchmark's site, bench/RESULTS.md run AF). Tools still reach the
 // frontier and the writer on their loopback TCP ports.
 //
@@ -213,8 +213,8 @@ int Main(int argc, char** argv) {
 }  // namespace zcrawl::launcher
 
 #ifdef ZCRAWL_JEMALLOC
-// The frontier's settings (frontier/main.cc) but for its one arena: the
-// fetchers' threads allocate here too, and would contend for it.
+// The frontier's settings (frontier/main.cc) without its single arena: the
+// fetchers' threads allocate here too, and would contend for one.
 extern "C" {
 const char* malloc_conf = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0";
 }

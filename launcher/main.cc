@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -210,9 +211,12 @@ class Launcher {
     // Start in dependency order and wait for each listener, so that no peer
     // talks to a port nobody listens on yet (a tiny crawl can otherwise
     // end before a late peer ever reached the frontier).
-    // (With --single-process the one child listens on both ports.)
-    std::vector<std::vector<uint16_t>> listen_ports = {{frontier_port}, {writer_port}};
-    if (options_.single_process) listen_ports = {{frontier_port, writer_port}};
+    // Ports each child must open, by start order (with --single-process the
+    // one child opens both).
+    using Ports = std::vector<uint16_t>;
+    const std::vector<Ports> listen_ports = options_.single_process
+                                                ? std::vector<Ports>{{frontier_port, writer_port}}
+                                                : std::vector<Ports>{{frontier_port}, {writer_port}};
     for (size_t i = 0; i < children_.size(); ++i) {
       ChildProcess& child = *children_[i];
       if (Status s = child.Start(); !s.ok()) {
@@ -220,10 +224,9 @@ class Launcher {
         StopAll(SIGTERM);
         return 1;
       }
-      bool listening = true;
-      for (size_t p = 0; i < listen_ports.size() && p < listen_ports[i].size() && listening; ++p) {
-        listening = WaitUntilListening(child, listen_ports[i][p]);
-      }
+      const Ports ports = i < listen_ports.size() ? listen_ports[i] : Ports();
+      const bool listening = std::all_of(ports.begin(), ports.end(),
+                                         [&](uint16_t port) { return WaitUntilListening(child, port); });
       if (!listening) {
         // A frontier that exits 0 at once found its crawl already finished.
         const bool finished = i == 0 && child.last_exit_code == 0;
