@@ -19,6 +19,7 @@
 // and this mode does not: a crash of one component takes the others with
 // it (their work is resumed, not lost).
 #include <curl/curl.h>
+#include <pthread.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -97,6 +98,9 @@ class NodeThreads {
  public:
   void Start(std::string name, std::function<Status()> run) {
     threads_.emplace_back([this, name = std::move(name), run = std::move(run)] {
+      // "zc-writer", "zc-fetcher": what a profile or top names the thread
+      // (the main thread, "zcrawl-local", is the frontier's broker).
+      pthread_setname_np(pthread_self(), ("zc-" + name).substr(0, 15).c_str());
       const Status s = run();
       std::lock_guard<std::mutex> lock(mutex_);
       if (!s.ok()) {
