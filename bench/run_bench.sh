@@ -164,8 +164,13 @@ ZC_FAST_PH16="--fetchers 2 --threads 16 --per-host 16"
 # zero latency two fetchers still did better (5,111 against 3,789). 512,
 # not 256: a URL holds its slot until the writer acknowledges its page, so
 # at 256 a slot's cycle was 35 ms for 20 ms of server (run U: 71% of the CPU
-# bound; 85% at 512, where the CPU is the limit).
-ZC_SLOW="--fetchers 1 --threads 512 --per-host 128"
+# bound; 85% at 512, where the CPU is the limit). --prefetch 256 (with
+# per-host room for it) keeps URLs queued in the fetcher, so a finished
+# transfer's slot does not wait for a lease round trip, and --max-batch-pages
+# 64 acknowledges pages in smaller group commits: both break up the waves
+# in which one thread ran alone while the other core idled (run AI: steady
+# idle 13-15% -> 8-9%, 82% -> 85% of the CPU bound).
+ZC_SLOW="--fetchers 1 --threads 512 --per-host 192 --prefetch 256 --max-batch-pages 64"
 # 16 requests on the wire at most, as wget2's 16 threads: the threads bound
 # it; per-host 8 leaves room so a URL whose page is still on its way to the
 # writer does not hold back the next request to its host.
