@@ -242,7 +242,7 @@ void FetcherNode::HandleFrontier(const v1::Envelope& envelope) {
       }
       break;
     case v1::Envelope::kSetThreads: {
-      const uint32_t threads = std::clamp<uint32_t>(envelope.set_threads().threads(), 1, 4096);
+      const uint32_t threads = std::clamp<uint32_t>(envelope.set_threads().threads(), 1, kMaxThreads);
       spdlog::info("resizing the fetch concurrency from {} to {}", threads_, threads);
       threads_ = threads;
       // Queued work is kept; credit follows the new size. With the event

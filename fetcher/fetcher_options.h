@@ -17,6 +17,14 @@ namespace zcrawl::fetcher {
 
 class PrivateAddressGuard;
 
+// The most transfers a fetcher runs at once (--threads, and SetThreads at
+// run time).
+inline constexpr uint32_t kMaxThreads = 4096;
+// Open files a fetcher may need: a transfer may hold two sockets while it
+// connects (happy eyeballs), libcurl keeps up to twice --threads
+// connections for reuse (curl_multi_loop.cc), and a few more for the rest.
+inline constexpr uint64_t kFetcherOpenFiles = 2 * kMaxThreads + 256;
+
 struct HttpOptions {
   // Names the crawler and where to learn about it, as polite crawlers do.
   std::string user_agent = "zcrawl/0.1 (+https://github.com/zcrawl/zcrawl)";

@@ -8,7 +8,7 @@ void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
   d.Option("--io", o.io, "multi: one event loop fetches, workers parse; blocking: a worker per fetch")
       ->capture_default_str()->check(CLI::IsMember({"multi", "blocking"}));
   d.Option("--threads", o.threads, "URLs fetched at once (blocking: worker threads)")
-      ->capture_default_str()->check(CLI::Range(1u, 4096u));
+      ->capture_default_str()->check(CLI::Range(1u, kMaxThreads));
   d.Option("--parse-threads", o.parse_threads, "Parse workers with --io multi (0: one per core)")
       ->capture_default_str()->check(CLI::Range(0u, 1024u));
   d.Option("--prefetch", o.prefetch, "URLs requested beyond free capacity")

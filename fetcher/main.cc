@@ -28,9 +28,8 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "fetcher: %s\n", s.message().c_str());
     return 2;
   }
-  // A transfer may hold two sockets (happy eyeballs); SetThreads may raise
-  // the transfers to 4096 at run time.
-  RaiseOpenFileLimit(2 * 4096 + 256, "up to 4096 transfers (--threads, SetThreads)");
+  // SetThreads may raise the transfers to kMaxThreads at run time.
+  RaiseOpenFileLimit(kFetcherOpenFiles, "the most transfers --threads and SetThreads allow");
   ShutdownSignal::Install();
   curl_global_init(CURL_GLOBAL_DEFAULT);
   int code = 0;

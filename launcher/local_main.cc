@@ -40,6 +40,7 @@
 #include "common/open_file_limit.h"
 #include "common/shutdown_signal.h"
 #include "fetcher/fetcher_node.h"
+#include "fetcher/fetcher_options.h"
 #include "fetcher/fetcher_settings.h"
 #include "frontier/broker.h"
 #include "frontier/frontier_settings.h"
@@ -164,10 +165,9 @@ int Main(int argc, char** argv) {
     fprintf(stderr, "local: %s\n", s.message().c_str());
     return 2;
   }
-  // Up to 4096 transfers of two sockets per fetcher (as zcrawl-fetcher asks),
-  // and room for the frontier's store and the writer's files; their peers
-  // are threads here, not connections.
-  RaiseOpenFileLimit(1024 + groups.fetchers * (2 * 4096 + 256), "frontier, writer and fetchers");
+  // What each zcrawl-fetcher asks for, and room for the frontier's store and
+  // the writer's files; their peers are threads here, not connections.
+  RaiseOpenFileLimit(1024 + groups.fetchers * fetcher::kFetcherOpenFiles, "frontier, writer and fetchers");
   if (Status s = frontier::AddSeedFile(frontier_options); !s.ok()) {
     spdlog::error("cannot start: {}", s.message());
     return 2;

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -56,14 +57,17 @@ class Answers {
   size_t calls_ = 0;
 };
 
-// Each path answers with its own name as the body, after delay_ms.
-TestHttpServer EchoServer(int delay_ms) {
-  return TestHttpServer("127.0.0.1", [delay_ms](const TestRequest& request) {
+// Each path answers with its own name as the body, after delay_ms_for(path).
+TestHttpServer EchoServer(std::function<int(const std::string& target)> delay_ms_for) {
+  return TestHttpServer("127.0.0.1", [delay_ms_for = std::move(delay_ms_for)](const TestRequest& request) {
     TestResponse response;
     response.body = "body of " + request.target;
-    response.delay_ms = delay_ms;
+    response.delay_ms = delay_ms_for(request.target);
     return response;
   });
+}
+TestHttpServer EchoServer(int delay_ms) {
+  return EchoServer([delay_ms](const std::string&) { return delay_ms; });
 }
 
 HttpOptions TestHttpOptions() {
@@ -150,12 +154,8 @@ TEST(CurlMultiLoopTest, KeepAliveConnectionsAreReusedAcrossTransfers) {
 TEST(CurlMultiLoopTest, ConnectionsOutlastAQuietSpellBetweenWaves) {
   // A wave's requests wait at the server long enough to be there at once;
   // the quiet spell's are answered at once.
-  TestHttpServer server("127.0.0.1", [](const TestRequest& request) {
-    TestResponse response;
-    response.body = "body of " + request.target;
-    response.delay_ms = request.target.find("quiet") != std::string::npos ? 0 : 300;
-    return response;
-  });
+  TestHttpServer server = EchoServer(
+      [](const std::string& target) { return target.find("quiet") != std::string::npos ? 0 : 300; });
   server.Start();
   const HttpOptions options = TestHttpOptions();
   constexpr int kWave = 64;
