@@ -297,15 +297,16 @@ Status UrlStore::LoadQueue(uint32_t origin_id, std::string_view origin, uint64_t
   // by seq, and removals not applied yet are honoured. No wait for the
   // writer, and no write forced by a refill.
   const std::string prefix = OriginKey(origin_id);
+  staged_queue_.CatchUp(staged_);
   const std::vector<StagedChange>* unwritten[] = {in_flight_.get(), &staged_};
+  const QueueChangeIndex* indexes[] = {&in_flight_queue_, &staged_queue_};
   std::unordered_set<uint64_t> removed;
-  for (const std::vector<StagedChange>* changes : unwritten) {
-    if (changes == nullptr) continue;
-    for (const StagedChange& change : *changes) {
-      if (change.remove && change.key.compare(0, 4, prefix) == 0 && change.key.size() == 12) {
-        removed.insert(GetBigEndian(change.key, 4, 8));
-      }
-    }
+  for (int b = 0; b < 2; ++b) {
+    if (unwritten[b] == nullptr) continue;
+    indexes[b]->ForEach(origin_id, [&](size_t at) {
+      const StagedChange& change = (*unwritten[b])[at];
+      if (change.remove) removed.insert(GetBigEndian(change.key, 4, 8));
+    });
   }
   const size_t first = out->size();
   uint64_t last = after_seq;
@@ -326,21 +327,23 @@ Status UrlStore::LoadQueue(uint32_t origin_id, std::string_view origin, uint64_t
     }
     if (!it->status().ok()) return FromRocks(it->status(), "cannot read queue in " + path_);
   }
-  for (const std::vector<StagedChange>* changes : unwritten) {
-    if (changes == nullptr) continue;
-    for (const StagedChange& change : *changes) {
-      if (out->size() - first >= max) return Status::Ok();
-      if (change.family != kQueue || change.remove || change.key.compare(0, 4, prefix) != 0) continue;
+  Status status = Status::Ok();
+  for (int b = 0; b < 2 && status.ok(); ++b) {
+    if (unwritten[b] == nullptr) continue;
+    indexes[b]->ForEach(origin_id, [&](size_t at) {
+      const StagedChange& change = (*unwritten[b])[at];
+      if (!status.ok() || out->size() - first >= max || change.remove) return;
       QueuedUrl url;
       if (!DecodeQueued(origin, change.key, change.value, &url)) {
-        return DataLossError(path_ + ": malformed staged queue entry of origin " + std::string(origin));
+        status = DataLossError(path_ + ": malformed staged queue entry of origin " + std::string(origin));
+        return;
       }
-      if (url.seq <= last) continue;  // read from the database already
+      if (url.seq <= last) return;  // read from the database already
       last = url.seq;
       if (!removed.count(url.seq)) out->push_back(std::move(url));
-    }
+    });
   }
-  return Status::Ok();
+  return status;
 }
 
 void UrlStore::StageOrigin(const StoredOrigin& origin) {
@@ -448,12 +451,14 @@ Status UrlStore::Settle() {
     if (retry) {
       // Staged again ahead of anything newer, so the order holds.
       staged_.insert(staged_.begin(), retry->begin(), retry->end());
+      staged_queue_.Clear();  // positions moved: indexed again on the next refill
       in_flight_seen_.ForEach([&](uint64_t fingerprint) { staged_seen_.Insert(fingerprint); });
       in_flight_seen_.Clear();
     } else if (in_flight_) {
       CountSettled();  // only its fsync failed: the batch is in the database
     }
     in_flight_.reset();
+    in_flight_queue_.Clear();
     return Status(s.code(), "cannot write " + path_ + ": " + s.message());
   }
   if (in_flight_) CountSettled();  // in_flight_seen_ is empty without one
@@ -462,6 +467,7 @@ Status UrlStore::Settle() {
     spare_.clear();
   }
   in_flight_.reset();
+  in_flight_queue_.Clear();
   return Status::Ok();
 }
 
@@ -482,6 +488,9 @@ Status UrlStore::Write(bool sync) {
   staged_.clear();
   spare_ = {};
   std::swap(in_flight_seen_, staged_seen_);
+  // The staged index moves with its batch (cleared by Settle above).
+  staged_queue_.CatchUp(*in_flight_);
+  std::swap(in_flight_queue_, staged_queue_);
   writer_->Start(in_flight_, sync);
   return Status::Ok();
 }

@@ -47,6 +47,7 @@
 
 #include "common/status.h"
 #include "frontier/fingerprint_table.h"
+#include "frontier/queue_change_index.h"
 #include "frontier/queued_url_codec.h"
 #include "frontier/store_writer.h"
 #include "frontier/url_fingerprint.h"
@@ -279,6 +280,10 @@ class UrlStore {
   // The fingerprints of the last settled batch (InLastSettled); emptied,
   // the next in_flight_seen_ (three tables rotate, keeping their capacity).
   FingerprintTable last_settled_seen_;
+  // Each origin's queue changes in staged_ and in the write in flight
+  // (LoadQueue's reads of them).
+  QueueChangeIndex staged_queue_;
+  QueueChangeIndex in_flight_queue_;
   std::unique_ptr<StoreWriter> writer_;          // none when read-only
   mutable std::atomic<uint64_t> disk_lookups_{0};
   std::atomic<uint64_t> settled_batches_{0};
