@@ -75,11 +75,15 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
   if (family == kQueue) {
     // Queues are read by prefix (one origin), never by point lookup.
     options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(4));
-    // An origin's entries are added in seq order: the memtable keeps the
-    // last insert's place per origin and starts the next one there instead
-    // of at the skiplist's top (the store writer's memtable inserts, mostly
-    // key comparisons, were ~15% of the frontier at 2 x 10^7 URLs).
-    options.memtable_insert_with_hint_prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(4));
+    // No memtable insert hint per origin (memtable_insert_with_hint_prefix_
+    // extractor): its splice costs ~140 B of memtable per origin present,
+    // so at 2 x 10^5 origins a queue memtable held 3.4x the bytes of its
+    // entries and was flushed at ~414k entries instead of ~818k. Without
+    // it (bench/RESULTS.md run AK, to 2 x 10^8 URLs): half the flushes,
+    // 0.76x the bytes the queue's compactions wrote, 0.95x the frontier's
+    // CPU. The hint saved insert time only while origins were few (22% at
+    // 5 x 10^4, none at 2.5 x 10^5); batches are applied sorted by key, so
+    // inserts reuse the skiplist's last splice anyway.
   }
   return options;
 }
