@@ -5,8 +5,9 @@
 // whole per refill cost O(batch) key compares each time; at 1.9 x 10^8
 // known URLs, with the queue heads full and a refill every 4 leases, that
 // scan was ~40% of the refills and ~18% of the broker thread
-// (bench/RESULTS.md run AI). This index links each origin's queue changes
-// in staging order, so a refill visits only its own.
+// (bench/RESULTS.md run AI; gone from run AJ's profile). This index links
+// each origin's queue changes in staging order, so a refill visits only
+// its own.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +32,7 @@ class QueueChangeIndex {
     if (it == chains_.end()) return;
     for (uint32_t at = it->second.first; at != kEnd; at = next_[at]) visit(static_cast<size_t>(at));
   }
-  // Forgets everything (a new or reordered batch); keeps the capacity.
+  // Forgets everything (a new or reordered batch).
   void Clear();
 
  private:
