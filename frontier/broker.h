@@ -88,6 +88,7 @@ class Broker {
   const CrawlScheduler& scheduler() const { return *scheduler_; }
   const BrokerCounters& counters() const { return counters_; }
   const KnownUrlCache& known_urls() const { return known_; }
+  SeenSetCounters seen_counters() const { return seen_->counters(); }
   uint64_t store_cache_capacity() const { return store_->cache_capacity(); }
   // Where BalanceMemory reads the heap (ReadHeapStats; tests give figures).
   void set_heap_reader(std::function<std::optional<HeapStats>()> reader) { heap_reader_ = std::move(reader); }

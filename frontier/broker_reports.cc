@@ -154,7 +154,8 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_leases_expired_total", "counter", "Leases that expired", c.expired_leases);
   AppendMetric(out, "zcrawl_frontier_seen_urls", "gauge", "URLs in the seen set", seen_->size());
   const SeenSetCounters seen = seen_->counters();
-  AppendMetric(out, "zcrawl_frontier_seen_checks_total", "counter", "Seen-set checks", seen.checks);
+  AppendMetric(out, "zcrawl_frontier_seen_checks_total", "counter", "Seen-set checks (every in-scope reported link)", seen.checks);
+  AppendMetric(out, "zcrawl_frontier_seen_cache_hits_total", "counter", "Seen checks the known-URL cache answered", seen.cache_hits);
   AppendMetric(out, "zcrawl_frontier_seen_disk_lookups_total", "counter", "Seen checks that asked the store", seen.disk_lookups);
   AppendMetric(out, "zcrawl_frontier_seen_filter_false_positives_total", "counter", "Filter said maybe for a new URL", seen.filter_false_positives);
   AppendMetric(out, "zcrawl_frontier_seen_link_disk_lookups_total", "counter", "Of the disk lookups, those the link threads made", seen.link_disk_lookups);

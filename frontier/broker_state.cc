@@ -186,6 +186,7 @@ void Broker::AdmitResult(AdmissionResult& result) {
   counters_.links_invalid += result.invalid;
   counters_.links_out_of_scope += result.out_of_scope;
   counters_.links_duplicate += result.duplicates;
+  seen_->CountLinkCacheHits(result.cache_hits);
   known_.Insert(result.refresh);  // keeps URLs linked all the time past a rotation
   std::vector<UrlKey> keys;
   keys.reserve(result.candidates.size());

@@ -128,7 +128,7 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
     store_->StageQueued(index, slot.origin,
                         QueuedUrl{record.seq, record.url, depth, attempts, redirect_hops, embed_hops});
     if (!soon && (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin || HeadsFull())) {
-      ++slot.backlog;  // waits on disk, behind what is there already
+      SetBacklog(slot, slot.backlog + 1);  // waits on disk, behind what is there already
       MaybeSchedule(index);
       return;
     }

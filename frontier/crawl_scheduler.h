@@ -69,7 +69,7 @@ struct SchedulerOptions {
   uint64_t max_head_bytes = UINT64_MAX;
 };
 
-// URLs a head refill takes when the heads are full.
+// URLs a head refill takes when the heads are full, and at least.
 inline constexpr uint64_t kMinRefill = 4;
 // What a head record is taken to cost before any is loaded (a packed
 // record: seq, depth, attempts, flags and the URL less its origin).
@@ -196,6 +196,7 @@ class CrawlScheduler {
   // known-URL cache).
   uint64_t origin_bytes() const { return slots_.size() * kSlotBytes + slot_heap_bytes_; }
   uint64_t refills() const { return refills_; }
+  uint64_t backlogged_origins() const { return backlogged_origins_; }
   uint64_t queue_errors() const { return queue_errors_; }
   // Robots rules moved to the store, read back, and asked again because
   // the store did not have them.
@@ -267,6 +268,11 @@ class CrawlScheduler {
   bool HeadsFull() const;
   // URLs the heads can still take within both bounds.
   uint64_t HeadRoom() const;
+  // URLs a refill of an empty head takes (CrawlScheduler::EnsureHead).
+  uint64_t RefillSize() const;
+  // Every change of a slot's disk backlog goes through this, which keeps
+  // backlogged_origins_ exact.
+  void SetBacklog(HostSlot& slot, uint64_t backlog);
   void MarkDirty(HostSlot& slot, uint32_t slot_index);
   void ApplyRobots(uint32_t slot_index, const v1::FetchReport& report, uint32_t attempts,
                    Completion& completion);
@@ -319,6 +325,7 @@ class CrawlScheduler {
   std::vector<uint32_t> dirty_slots_;
   uint64_t loaded_ = 0;      // URLs in all heads
   uint64_t head_bytes_ = 0;  // UrlHead::bytes of all heads
+  uint64_t backlogged_origins_ = 0;  // slots with URLs waiting on disk only
   uint64_t slot_heap_bytes_ = 0;  // SlotHeapBytes of all slots
   uint64_t refills_ = 0;
   uint64_t queue_errors_ = 0;

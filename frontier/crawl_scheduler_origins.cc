@@ -80,7 +80,7 @@ Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
   slot.recorded_done = slot.done = origin.done;
   slot.recorded_failed = slot.failed = origin.failed;
   slot.refetched = origin.refetched;
-  slot.backlog = origin.queued();
+  SetBacklog(slot, origin.queued());
   counts_.waiting += slot.backlog;
   counts_.done += origin.done;
   counts_.failed += origin.failed;
@@ -99,13 +99,7 @@ void CrawlScheduler::RecordedFinal(uint32_t origin_index, UrlState state) {
 bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
   if (!slot.waiting.empty()) return true;
   if (slot.backlog == 0 || store_ == nullptr) return false;
-  // Within max_loaded over all origins, a refill takes up to a full head;
-  // past it, a few URLs only (kMinRefill), so each origin can still lease
-  // without a disk read per URL. Measured without this bound at 8.5 x 10^7
-  // URLs: 140,547 origins held 8.1 M URLs in RAM (max_loaded 1.2 M), ~1 GB
-  // past the frontier's memory budget.
-  const size_t want = static_cast<size_t>(std::min<uint64_t>(
-      {options_.head_per_origin, slot.backlog, std::max<uint64_t>(HeadRoom(), kMinRefill)}));
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(slot.backlog, RefillSize()));
   std::vector<QueuedUrl> loaded;
   // The store reads its staged and in-flight entries too: a refill
   // neither forces a write nor waits for one. Requisites loaded ahead may
@@ -137,11 +131,36 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
     ++queue_errors_;
     spdlog::error("queue of {} holds {} fewer URLs than its record says", slot.origin, missing);
     counts_.waiting -= missing;
-    slot.backlog = taken;
+    SetBacklog(slot, taken);
   }
-  slot.backlog -= taken;
+  SetBacklog(slot, slot.backlog - taken);
   ++refills_;
   return !slot.waiting.empty();
+}
+
+uint64_t CrawlScheduler::RefillSize() const {
+  // Past the heads' bounds, a few URLs only (kMinRefill), so each origin
+  // can still lease without a disk read per URL. Measured without this
+  // bound at 8.5 x 10^7 URLs: 140,547 origins held 8.1 M URLs in RAM
+  // (max_loaded 1.2 M), ~1 GB past the frontier's memory budget.
+  if (HeadsFull()) return kMinRefill;
+  // Within them, up to a full head, but no more than the origin's fair
+  // share of the heads (their bound over the origins with URLs on disk).
+  // A refill that took whatever room was left filled the heads to their
+  // bound, after which every refill took kMinRefill: one seek per 4 leases,
+  // ~36% of the broker thread at 1.9 x 10^8 URLs (bench/RESULTS.md run
+  // AK). Heads refilled to a fair share and leased down to empty hold about
+  // half the bound on average, so refills keep their share.
+  const uint64_t per_url = loaded_ > 0 ? std::max<uint64_t>(head_bytes_ / loaded_, 1) : kTypicalHeadUrlBytes;
+  const uint64_t capacity = std::min(options_.max_loaded, options_.max_head_bytes / per_url);
+  const uint64_t fair_share = capacity / std::max<uint64_t>(backlogged_origins_, 1);
+  return std::max<uint64_t>(kMinRefill, std::min<uint64_t>({options_.head_per_origin, HeadRoom(), fair_share}));
+}
+
+void CrawlScheduler::SetBacklog(HostSlot& slot, uint64_t backlog) {
+  if (slot.backlog == 0 && backlog > 0) ++backlogged_origins_;
+  if (slot.backlog > 0 && backlog == 0) --backlogged_origins_;
+  slot.backlog = backlog;
 }
 
 bool CrawlScheduler::HeadsFull() const {

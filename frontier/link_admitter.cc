@@ -81,6 +81,7 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
     InScope& link = in_scope[i];
     if (found[i] != KnownUrlCache::kUnknown) {
       ++result.duplicates;
+      ++result.cache_hits;
       if (found[i] == KnownUrlCache::kKnownInOlder) result.refresh.push_back(link.key.fingerprint);
       continue;
     }

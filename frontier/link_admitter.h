@@ -78,6 +78,7 @@ struct AdmissionResult {
   uint64_t invalid = 0;       // did not parse
   uint64_t out_of_scope = 0;
   uint64_t duplicates = 0;    // known to the KnownUrlCache or the store
+  uint64_t cache_hits = 0;    // of duplicates, those the cache knew
   // Duplicates to put in the cache again: found in its older generation,
   // or in the store.
   std::vector<uint64_t> refresh;

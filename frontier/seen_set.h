@@ -50,10 +50,12 @@
 namespace zcrawl::frontier {
 
 struct SeenSetCounters {
-  // Fingerprints decided: by the broker, plus those the link threads
-  // found stored (dropped before it).
+  // Fingerprints decided, by any layer: the broker's claims, plus what
+  // the link threads dropped before it (known to the cache, found stored).
+  // Every in-scope link a fetcher reports is one check.
   uint64_t checks = 0;
-  uint64_t cache_hits = 0;        // known from the cache
+  uint64_t cache_hits = 0;        // known from the cache (link threads or broker)
+  uint64_t link_cache_hits = 0;   // of cache_hits, the link threads'
   uint64_t filter_negatives = 0;  // new without a disk read
   uint64_t disk_lookups = 0;      // asked the store
   uint64_t filter_false_positives = 0;  // "maybe" that the store said was new
@@ -99,6 +101,14 @@ class SeenSet {
   // none of the keys stored, as of that count of settled batches.
   void ClaimNew(const std::vector<UrlKey>& keys, std::vector<bool>* is_new,
                 uint64_t not_stored_as_of = kNotLookedUp);
+
+  // Counts checks the link threads answered from the shared cache (they
+  // never reach ClaimNew). Broker thread.
+  void CountLinkCacheHits(uint64_t hits) {
+    counters_.checks += hits;
+    counters_.cache_hits += hits;
+    counters_.link_cache_hits += hits;
+  }
 
   // Fingerprints ever admitted: the store's (as counted by the last
   // rebuild, or the hint before it) plus this run's.

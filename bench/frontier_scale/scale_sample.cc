@@ -19,6 +19,7 @@ SampleRates RatesBetween(const ScaleSample& before, const ScaleSample& now) {
   row.new_urls_per_s = rate(kSeenUrls);
   row.leases_per_s = rate(kUrlsDone) + rate(kUrlsFailed);
   row.disk_lookups_per_s = rate(kSeenDiskLookups);
+  row.seen_cache_hits_per_s = rate(kSeenCacheHits);
   row.cpu_cores = (now.cpu_s - before.cpu_s) / dt;
   const double links = now.Get(kLinksReported) - before.Get(kLinksReported);
   if (links > 0) {
@@ -39,7 +40,7 @@ void WriteCsvHeader(FILE* csv) {
           "disk_bytes_per_url,cpu_s,rss_bytes_per_url,links_reported_per_s,duplicate_share,waiting,leased,"
           "origins,frontier_cores,seen_disk_lookups_per_s,store_disk_bytes,bench_cpu_s,filter_mb,"
           "known_cache_mb,known_cache_max_mb,store_memory_mb,queued_in_ram,queue_head_mb,origin_state_mb,"
-          "heap_allocated_mb,heap_resident_mb\n");
+          "heap_allocated_mb,heap_resident_mb,seen_cache_hits_per_s\n");
 }
 
 void WriteCsvRow(FILE* csv, const SampleRates& row, const ScaleSample& s) {
@@ -58,7 +59,8 @@ void WriteCsvRow(FILE* csv, const SampleRates& row, const ScaleSample& s) {
       s.Get("zcrawl_frontier_known_cache_max_bytes") / 1048576.0,
       s.Get("zcrawl_frontier_store_memory_bytes") / 1048576.0, s.Get("zcrawl_frontier_queued_in_ram"),
       s.Get("zcrawl_frontier_queue_head_bytes") / 1048576.0, s.Get("zcrawl_frontier_origin_state_bytes") / 1048576.0,
-      s.Get("zcrawl_frontier_heap_allocated_bytes") / 1048576.0, s.Get("zcrawl_frontier_heap_resident_bytes") / 1048576.0);
+      s.Get("zcrawl_frontier_heap_allocated_bytes") / 1048576.0, s.Get("zcrawl_frontier_heap_resident_bytes") / 1048576.0,
+      row.seen_cache_hits_per_s);
   fflush(csv);
 }
 

@@ -28,6 +28,7 @@ inline constexpr std::string_view kLinksInvalid = "zcrawl_frontier_links_invalid
 inline constexpr std::string_view kLinksOutOfScope = "zcrawl_frontier_links_out_of_scope_total";
 inline constexpr std::string_view kLinksDuplicate = "zcrawl_frontier_links_duplicate_total";
 inline constexpr std::string_view kSeenDiskLookups = "zcrawl_frontier_seen_disk_lookups_total";
+inline constexpr std::string_view kSeenCacheHits = "zcrawl_frontier_seen_cache_hits_total";
 
 struct ScaleSample {
   double elapsed_s = 0;  // since the frontier was started
@@ -48,9 +49,11 @@ struct SampleRates {
   double elapsed_s = 0;
   double interval_s = 0;  // since the sample before
   double known_urls = 0;
-  // zcrawl_frontier_seen_checks_total per second; links reported per
-  // second from a frontier without that metric.
+  // zcrawl_frontier_seen_checks_total per second (every in-scope link;
+  // frontiers before 2026-12-06 counted only the checks past the link
+  // threads' cache); links reported per second from a frontier without it.
   double seen_checks_per_s = 0;
+  double seen_cache_hits_per_s = 0;  // of the checks, the known-URL cache's answers
   double new_urls_per_s = 0;
   double leases_per_s = 0;  // URLs done + failed per second
   double links_per_s = 0;

@@ -218,6 +218,52 @@ TEST_F(BrokerTest, AFetcherThatRejoinsKeepsTheLeasesItHoldsAndReturnsTheRest) {
   EXPECT_EQ(broker_->scheduler().counts().expired_leases, 0u);
 }
 
+// Every in-scope link a fetcher reports is a seen check, whichever layer
+// answers it: a link the known-URL cache holds is dropped by a link thread
+// before the broker's claim, and still counted (issue 17's rates count
+// every link, as IRLbot's did).
+TEST_F(BrokerTest, EveryInScopeReportedLinkIsOneSeenCheckEvenWhenTheCacheAnswersIt) {
+  zmq::socket_t fetcher = JoinFetcher("fetcher-links", 10);
+  auto batch = NextBatch(fetcher);
+  ASSERT_TRUE(batch.has_value());
+  ASSERT_EQ(batch->items_size(), 2);
+  EnvelopeCodec codec("fetcher-links");
+  // Reports one lease with these links; steps until they are admitted.
+  auto report = [&](const v1::WorkItem& item, const std::vector<std::string>& links) {
+    v1::Envelope envelope;
+    v1::FetchReport& fetched = *envelope.mutable_fetch_report();
+    fetched.set_lease_id(item.lease_id());
+    fetched.set_url(item.url());
+    fetched.set_status(v1::FETCH_STATUS_OK);
+    fetched.set_http_status(200);
+    for (const std::string& url : links) fetched.add_links()->set_url(url);
+    const BrokerCounters before = broker_->counters();
+    fetcher.send(zmq::buffer(codec.Encode(envelope)), zmq::send_flags::none);
+    const uint64_t decided = before.admitted + before.links_duplicate + before.links_out_of_scope +
+                             before.links_invalid + links.size();
+    for (int turn = 0; turn < 200; ++turn) {
+      const BrokerCounters& now = broker_->counters();
+      if (now.admitted + now.links_duplicate + now.links_out_of_scope + now.links_invalid == decided) break;
+      Step();
+    }
+  };
+  const SeenSetCounters start = broker_->seen_counters();
+  // The seed, repeated: found known by the broker's claim, which puts it in
+  // the cache. Plus one new link and one out of scope (not a check).
+  report(batch->items(0), {"http://a.test/1", "http://a.test/1", "http://a.test/2", "http://elsewhere.test/"});
+  const SeenSetCounters first = broker_->seen_counters();
+  EXPECT_EQ(first.checks - start.checks, 3u);
+  EXPECT_EQ(first.link_cache_hits - start.link_cache_hits, 0u);
+  EXPECT_EQ(first.admitted - start.admitted, 1u);
+  // Now the cache answers the seed in the link thread; the other link is new.
+  report(batch->items(1), {"http://a.test/1", "http://b.test/2"});
+  const SeenSetCounters second = broker_->seen_counters();
+  EXPECT_EQ(second.link_cache_hits - first.link_cache_hits, 1u) << "the fault this test is about never happened";
+  EXPECT_EQ(second.checks - first.checks, 2u);
+  EXPECT_EQ(second.admitted - first.admitted, 1u);
+  EXPECT_EQ(broker_->counters().links_duplicate, 3u);
+}
+
 // The second test needs two URLs of one host a politeness delay apart, so
 // that the second is dispatched after its fetcher is gone.
 class BrokerSendTest : public BrokerTest {

@@ -365,11 +365,19 @@ std::unique_ptr<UrlStore> OpenStore(const std::string& dir) {
 
 // Many origins, each refilled as it is leased: a full head each would hold
 // 300 x 64 URLs. Returns the most URLs and head bytes the heads held.
-std::pair<uint64_t, uint64_t> LeaseManyOrigins(SchedulerOptions o, const std::string& dir) {
+// The most URLs and bytes the heads held while 300 origins of 100 URLs
+// each were leased round-robin, and the refills that took.
+struct ManyOrigins {
+  uint64_t most_loaded = 0;
+  uint64_t most_bytes = 0;
+  uint64_t refills = 0;
+};
+
+ManyOrigins LeaseManyOrigins(SchedulerOptions o, const std::string& dir) {
   FakeClock clock;
   auto store = OpenStore(zcrawl::testing::MakeTempDir(dir));
   EXPECT_TRUE(store);
-  if (!store) return {0, 0};
+  if (!store) return {};
   o.delay_ms = 0;
   o.per_host = 1000;
   o.obey_robots = false;
@@ -397,7 +405,8 @@ std::pair<uint64_t, uint64_t> LeaseManyOrigins(SchedulerOptions o, const std::st
   EXPECT_EQ(s.loaded_urls(), 0u);
   EXPECT_EQ(s.head_bytes(), 0u) << "drained heads hold no RAM";
   EXPECT_EQ(s.queue_errors(), 0u);
-  return {most_loaded, most_bytes};
+  EXPECT_EQ(s.backlogged_origins(), 0u);
+  return {most_loaded, most_bytes, s.refills()};
 }
 
 SchedulerOptions ObeyingRobotsWithoutDelay() {
@@ -513,9 +522,24 @@ TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
   // Within max_loaded the heads hold at most the cap plus kMinRefill per origin.
   SchedulerOptions o;
   o.max_loaded = 100;
-  const auto [most_loaded, most_bytes] = LeaseManyOrigins(o, "scheduler_many");
+  const auto [most_loaded, most_bytes, refills] = LeaseManyOrigins(o, "scheduler_many");
   EXPECT_LE(most_loaded, o.max_loaded + kMinRefill * 300);
   EXPECT_GT(most_loaded, 0u);
+}
+
+// Heads bounded well above the origins' number: each refill takes about
+// the origin's fair share of the bound (3,000 / 300 = 10, more as origins
+// run out), not the kMinRefill a refill takes at the bound. Refills that
+// took all the room left filled the heads to the bound, and from then on
+// every refill read 4 URLs: 4,294 refills here against 2,700.
+TEST(CrawlSchedulerDiskQueueTest, RefillsTakeTheOriginsFairShareOfTheHeads) {
+  SchedulerOptions o;
+  o.max_loaded = 3000;
+  const ManyOrigins many = LeaseManyOrigins(o, "scheduler_fair_share");
+  EXPECT_LE(many.most_loaded, o.max_loaded + kMinRefill * 300);
+  // 27,000 URLs came from disk (the first 10 of each origin were enqueued
+  // into its head): at least 8 a refill.
+  EXPECT_LE(many.refills, 27'000u / 8);
 }
 
 TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinTheHeadsBytes) {
@@ -524,11 +548,11 @@ TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinTheHeadsBytes) {
   // buffer at most doubles them).
   SchedulerOptions o;
   o.max_head_bytes = 4096;
-  const auto [most_loaded, most_bytes] = LeaseManyOrigins(o, "scheduler_many_bytes");
+  const auto [most_loaded, most_bytes, refills] = LeaseManyOrigins(o, "scheduler_many_bytes");
   EXPECT_LE(most_bytes, o.max_head_bytes + 300 * kMinRefill * 2 * 16);
   EXPECT_GT(most_bytes, o.max_head_bytes / 2) << "the bound was never reached";
   // Unbounded, the same crawl holds far more.
-  const auto [free_loaded, free_bytes] = LeaseManyOrigins(SchedulerOptions{}, "scheduler_many_free");
+  const auto [free_loaded, free_bytes, free_refills] = LeaseManyOrigins(SchedulerOptions{}, "scheduler_many_free");
   EXPECT_GT(free_bytes, 4 * most_bytes);
 }
 

@@ -121,6 +121,7 @@ TEST(LinkAdmitterTest, AKnownUrlFoundOnlyInTheCachesOlderGenerationIsListedForRe
   job.links = {"http://a.test/popular"};
   const AdmissionResult result = admitter.Admit(job);
   EXPECT_EQ(result.duplicates, 1u);
+  EXPECT_EQ(result.cache_hits, 1u);
   ASSERT_EQ(result.refresh.size(), 1u);
   EXPECT_EQ(result.refresh[0], popular);
 }
@@ -148,6 +149,7 @@ TEST(LinkAdmitterTest, ALinkTheStoreHoldsIsDroppedAndTheRestAreDatedCandidates) 
   job.links = {"http://a.test/written", "http://a.test/staged", "http://a.test/new"};
   AdmissionResult result = admitter.Admit(job);
   EXPECT_EQ(result.duplicates, 1u);
+  EXPECT_EQ(result.cache_hits, 0u) << "the store knew it, not the cache";
   EXPECT_EQ(result.refresh, std::vector<uint64_t>{UrlKeyOf("http://a.test/written").fingerprint});
   ASSERT_EQ(result.candidates.size(), 2u);
   EXPECT_EQ(result.candidates[0].url, "http://a.test/staged");
