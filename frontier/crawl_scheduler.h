@@ -13,9 +13,10 @@
 // a queue entry on disk and only a bounded head of each origin's queue is in
 // RAM (`head_per_origin`, and `max_head_bytes` over all origins, packed
 // records (url_head.h), when URLs are enqueued and when a head is refilled:
-// past it a refill takes kMinRefill URLs, so RAM holds at most
-// max_head_bytes + kMinRefill records per origin with URLs waiting); the
-// rest is loaded from disk when a head runs dry, in admission order.
+// a refill takes at most the origin's fair share of the bound, and past the
+// bound kMinRefill URLs, so RAM holds at most max_head_bytes + kMinRefill
+// records per origin with URLs waiting); the rest is loaded from disk when
+// a head runs dry, in admission order.
 // Without one (unit tests) the whole queue is in RAM.
 //
 // Claiming is decided here, in memory, by the frontier's one broker thread;

@@ -150,7 +150,9 @@ uint64_t CrawlScheduler::RefillSize() const {
   // bound, after which every refill took kMinRefill: one seek per 4 leases,
   // ~36% of the broker thread at 1.9 x 10^8 URLs (bench/RESULTS.md run
   // AK). Heads refilled to a fair share and leased down to empty hold about
-  // half the bound on average, so refills keep their share.
+  // half the bound on average, so refills keep their share: 21 leases per
+  // refill at 2 x 10^8 URLs, 0.58x the refill time per lease, 0.92x the
+  // frontier's CPU to that size (run AM).
   const uint64_t per_url = loaded_ > 0 ? std::max<uint64_t>(head_bytes_ / loaded_, 1) : kTypicalHeadUrlBytes;
   const uint64_t capacity = std::min(options_.max_loaded, options_.max_head_bytes / per_url);
   const uint64_t fair_share = capacity / std::max<uint64_t>(backlogged_origins_, 1);
