@@ -266,7 +266,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   const bool failed = report.status() != v1::FETCH_STATUS_OK || report.http_status() >= 400;
   if (failed && !(lease.robots_only && report.http_status() >= 400 && report.http_status() < 500)) {
     // (a robots.txt 4xx is no failure: RFC 9309 reads it as "allow all")
-    ChangeSlot(slot, [&] { slot.last_failure = (lease.robots_only ? "robots.txt: " : "") + DescribeFailure(report); });
+    ChangeSlot(slot, [&] { slot.SetLastFailure((lease.robots_only ? "robots.txt: " : "") + DescribeFailure(report)); });
   }
   if (lease.robots_only) {
     ApplyRobots(slot_index, report, lease.record.attempts + 1, completion);
@@ -328,7 +328,7 @@ void CrawlScheduler::LoadRobots(uint32_t slot_index) {
   if (store_ && store_->GetRobots(slot_index, &run, &fetched_ms, &bytes) && run == run_token_ &&
       fetched_ms == slot.robots_fetched_ms) {
     if (auto rules = RobotsRules::Deserialize(bytes); rules.ok()) {
-      ChangeSlot(slot, [&] { slot.robots = std::move(*rules); });
+      ChangeSlot(slot, [&] { slot.robots = std::make_unique<RobotsRules>(std::move(*rules)); });
       ++robots_reloaded_;
       return;
     }
@@ -355,10 +355,12 @@ void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& rep
     return;
   }
   if (got_response && http >= 200 && http < 300) {
-    ChangeSlot(slot, [&] { slot.robots = RobotsRules::Parse(report.robots_txt(), options_.robots_agent); });
+    ChangeSlot(slot, [&] {
+      slot.robots = std::make_unique<RobotsRules>(RobotsRules::Parse(report.robots_txt(), options_.robots_agent));
+    });
     completion.sitemaps = slot.robots->sitemaps();
   } else if (got_response && http >= 400 && http < 500 && http != 429) {
-    ChangeSlot(slot, [&] { slot.robots = RobotsRules::AllowAll(); });  // RFC 9309 2.3.1.3: unavailable
+    ChangeSlot(slot, [&] { slot.robots = std::make_unique<RobotsRules>(RobotsRules::AllowAll()); });  // RFC 9309 2.3.1.3: unavailable
   } else {
     // 5xx, 429 or unreachable: RFC 9309 says assume complete disallow for
     // now; we wait and ask again before deciding. The reason names the
@@ -385,12 +387,12 @@ void CrawlScheduler::RobotsUnanswered(uint32_t slot_index, uint32_t attempts, co
     ++counts_.retried;
     return;
   }
-  ChangeSlot(slot, [&] { slot.robots = RobotsRules::DisallowAll(); });
+  ChangeSlot(slot, [&] { slot.robots = std::make_unique<RobotsRules>(RobotsRules::DisallowAll()); });
   slot.robots_state = RobotsState::kKnown;
   slot.robots_fetched_ms = clock_.NowMs();
   KeepRobots(slot_index);
   spdlog::warn("robots.txt unavailable origin={} attempts={} cause={}: its URLs fail", slot.origin,
-               attempts, slot.last_failure);
+               attempts, slot.LastFailure());
   FailAllWaiting(slot_index, "robots_unavailable: " + cause);
 }
 
@@ -465,7 +467,7 @@ void CrawlScheduler::ReturnLease(uint64_t lease_id, const std::string& reason, b
     // Expired, or its fetcher was lost: counted and backed off like any
     // unanswered robots.txt, so one that hangs or kills fetchers cannot
     // keep the crawl from ending (it used to be re-leased at once, forever).
-    ChangeSlot(slot, [&] { slot.last_failure = "robots.txt: " + reason; });
+    ChangeSlot(slot, [&] { slot.SetLastFailure("robots.txt: " + reason); });
     RobotsUnanswered(slot_index, lease.record.attempts + 1, reason);
   } else if (lease.robots_only) {
     slot.robots_state = RobotsState::kNeeded;  // handed back unasked: at once

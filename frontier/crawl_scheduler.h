@@ -261,10 +261,12 @@ class CrawlScheduler {
   // index, the index entry, its robots rules, last failure and requisites
   // loaded ahead.
   static uint64_t SlotHeapBytes(const HostSlot& slot);
-  // A slot in the deque: one element a node (it is over half of
-  // libstdc++'s 512-byte node), rounded to the allocator's size class,
-  // and its pointer in the deque's map.
-  static constexpr uint64_t kSlotBytes = (sizeof(HostSlot) + 63) / 64 * 64 + sizeof(void*);
+  // A slot in the deque: libstdc++ puts 512 / size elements in a node (one
+  // when larger), allocated at a size class (64-byte steps here), and keeps
+  // a pointer per node in its map; per slot, that node's share.
+  static constexpr uint64_t kSlotsPerNode = sizeof(HostSlot) < 512 ? 512 / sizeof(HostSlot) : 1;
+  static constexpr uint64_t kSlotBytes =
+      ((kSlotsPerNode * sizeof(HostSlot) + 63) / 64 * 64 + sizeof(void*)) / kSlotsPerNode;
   // The heads are at max_loaded URLs or max_head_bytes.
   bool HeadsFull() const;
   // URLs the heads can still take within both bounds.

@@ -22,9 +22,10 @@ constexpr uint64_t kIndexEntryBytes = 8 + sizeof(std::string) + 8 + 8 + 8;
 }  // namespace
 
 uint64_t CrawlScheduler::SlotHeapBytes(const HostSlot& slot) {
-  return 2 * HeapBytes(slot.origin) + kIndexEntryBytes + HeapBytes(slot.last_failure) +
+  return 2 * HeapBytes(slot.origin) + kIndexEntryBytes +
+         (slot.last_failure ? sizeof(std::string) + HeapBytes(*slot.last_failure) : 0) +
          slot.requisites_loaded_ahead.capacity() * sizeof(uint64_t) +
-         (slot.robots ? slot.robots->memory_bytes() : 0);
+         (slot.robots ? sizeof(RobotsRules) + slot.robots->memory_bytes() : 0);
 }
 
 uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
@@ -220,7 +221,7 @@ v1::HostQueue HostRow(const HostSlot& slot) {
   q.set_in_flight(slot.in_flight);
   q.set_done(slot.done);
   q.set_failed(slot.failed);
-  q.set_last_failure(slot.last_failure);
+  q.set_last_failure(slot.LastFailure());
   return q;
 }
 

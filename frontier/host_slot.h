@@ -6,7 +6,7 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,20 +23,28 @@ enum class RobotsState : uint8_t {
   kKnown,      // rules parsed (or allow/disallow all decided)
 };
 
+// Fields ordered largest first, the rarely set ones behind a pointer: one
+// per origin the crawl knows, in RAM (bench/RESULTS.md run AN: 328 bytes,
+// 392 with the deque's rounding, before).
 struct HostSlot {
   std::string origin;              // "https://example.com" or with ":port"
   // The head of this origin's queue, in RAM, breadth-first (admitted
   // order); with a UrlStore the rest (`backlog` URLs after `loaded_seq`)
   // waits on disk and is loaded when the head runs dry.
   UrlHead waiting;
-  uint64_t backlog = 0;            // waiting URLs on disk only
-  // Requisites put at the front of `waiting` (CrawlScheduler::Enqueue
-  // `soon`): new ones go behind them, so a page's come in page order.
-  uint32_t requisites_ahead = 0;
   // Seqs past loaded_seq that are in RAM already: requisites that jumped a
   // disk backlog (CrawlScheduler::Enqueue), skipped when a refill reaches
   // them; ascending, at most kMaxRequisitesLoadedAhead.
   std::vector<uint64_t> requisites_loaded_ahead;
+  // The rules (set once robots.txt is known); kKnown without them: they
+  // wait in the store while the origin has nothing in RAM
+  // (CrawlScheduler::MaybeSpillRobots).
+  std::unique_ptr<RobotsRules> robots;
+  // The latest failed fetch of this origin (robots.txt or a page), its
+  // reason and detail: what `./run status` and the summary show for it.
+  // Null until one fails (LastFailure).
+  std::unique_ptr<std::string> last_failure;
+  uint64_t backlog = 0;            // waiting URLs on disk only
   uint64_t loaded_seq = 0;         // every seq <= this is in RAM or leased or final
   uint64_t next_seq = 1;           // seq of the next admitted URL
   // Final states the broker has recorded in the store (with the queue
@@ -47,25 +55,34 @@ struct HostSlot {
   // Queue entries that were a continuous crawl's refetches of done URLs,
   // not admissions (next_seq - 1 - refetched URLs were admitted).
   uint64_t refetched = 0;
-  bool dirty = false;              // origin record changed since last staged
-  uint32_t in_flight = 0;          // leased URLs of this origin
-  int64_t next_fetch_ms = 0;       // earliest start of the next request
-  int64_t delay_ms = 0;            // politeness delay, >= the global one
-  RobotsState robots_state = RobotsState::kNotNeeded;
-  uint32_t robots_attempts = 0;
-  int64_t robots_fetched_ms = 0;   // when the rules were last learned
-  // The rules; kKnown without them: they wait in the store while the
-  // origin has nothing in RAM (CrawlScheduler::MaybeSpillRobots).
-  std::optional<RobotsRules> robots;
-  // The store holds the rules once its settled batches reach this.
-  uint64_t robots_written_at = UINT64_MAX;
-  bool in_ready_heap = false;      // at most one heap entry per slot
-  uint64_t waiting_total() const { return waiting.size() + backlog; }
   uint64_t done = 0;               // for status and the summary
   uint64_t failed = 0;
-  // The latest failed fetch of this origin (robots.txt or a page), its
-  // reason and detail: what `./run status` and the summary show for it.
-  std::string last_failure;
+  int64_t next_fetch_ms = 0;       // earliest start of the next request
+  int64_t delay_ms = 0;            // politeness delay, >= the global one
+  int64_t robots_fetched_ms = 0;   // when the rules were last learned
+  // The store holds the rules once its settled batches reach this.
+  uint64_t robots_written_at = UINT64_MAX;
+  // Requisites put at the front of `waiting` (CrawlScheduler::Enqueue
+  // `soon`): new ones go behind them, so a page's come in page order.
+  uint32_t requisites_ahead = 0;
+  uint32_t in_flight = 0;          // leased URLs of this origin
+  uint32_t robots_attempts = 0;
+  RobotsState robots_state = RobotsState::kNotNeeded;
+  bool dirty = false;              // origin record changed since last staged
+  bool in_ready_heap = false;      // at most one heap entry per slot
+
+  uint64_t waiting_total() const { return waiting.size() + backlog; }
+  const std::string& LastFailure() const {
+    static const std::string kNone;
+    return last_failure ? *last_failure : kNone;
+  }
+  void SetLastFailure(std::string failure) {
+    if (last_failure) {
+      *last_failure = std::move(failure);
+    } else {
+      last_failure = std::make_unique<std::string>(std::move(failure));
+    }
+  }
 };
 
 }  // namespace zcrawl::frontier
