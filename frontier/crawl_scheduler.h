@@ -37,6 +37,7 @@
 #include "common/clock.h"
 #include "frontier/frontier_options.h"
 #include "frontier/host_slot.h"
+#include "frontier/origin_name_index.h"
 #include "frontier/url_record.h"
 #include "frontier/url_store.h"
 #include "zcrawl.pb.h"
@@ -257,9 +258,8 @@ class CrawlScheduler {
     change();
     slot_heap_bytes_ = slot_heap_bytes_ - before + SlotHeapBytes(slot);
   }
-  // Heap bytes of a slot outside slots_: its name in it and in the name
-  // index, the index entry, its robots rules, last failure and requisites
-  // loaded ahead.
+  // Heap bytes of a slot outside slots_: its name, its entry in the name
+  // index, its robots rules, last failure and requisites loaded ahead.
   static uint64_t SlotHeapBytes(const HostSlot& slot);
   // A slot in the deque: libstdc++ puts 512 / size elements in a node (one
   // when larger), allocated at a size class (64-byte steps here), and keeps
@@ -313,7 +313,7 @@ class CrawlScheduler {
   // holding the old and the new array when it grows; references to slots
   // stay valid as origins are added.
   std::deque<HostSlot> slots_;
-  std::unordered_map<std::string, uint32_t> slot_by_origin_;
+  OriginNameIndex slot_by_origin_{slots_};
   MinHeap<HeapEntry> ready_heap_;
   uint64_t heap_sequence_ = 0;
 

@@ -15,28 +15,24 @@ namespace {
 // A string's heap block: its capacity and terminator, none when it fits
 // the object itself (libstdc++'s 15 bytes).
 uint64_t HeapBytes(const std::string& text) { return text.capacity() > 15 ? text.capacity() + 1 : 0; }
-// An unordered_map node of the name index (next pointer, key, value and
-// cached hash) and its bucket.
-constexpr uint64_t kIndexEntryBytes = 8 + sizeof(std::string) + 8 + 8 + 8;
 
 }  // namespace
 
 uint64_t CrawlScheduler::SlotHeapBytes(const HostSlot& slot) {
-  return 2 * HeapBytes(slot.origin) + kIndexEntryBytes +
+  return HeapBytes(slot.origin) + OriginNameIndex::kEntryBytes +
          (slot.last_failure ? sizeof(std::string) + HeapBytes(*slot.last_failure) : 0) +
          slot.requisites_loaded_ahead.capacity() * sizeof(uint64_t) +
          (slot.robots ? sizeof(RobotsRules) + slot.robots->memory_bytes() : 0);
 }
 
 uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
-  auto it = slot_by_origin_.find(std::string(origin));
-  if (it != slot_by_origin_.end()) return it->second;
+  if (auto found = slot_by_origin_.Find(origin)) return *found;
   const auto index = static_cast<uint32_t>(slots_.size());
   HostSlot& slot = slots_.emplace_back();
   slot.origin = std::string(origin);
   slot.delay_ms = options_.delay_ms;
   slot.robots_state = options_.obey_robots ? RobotsState::kNeeded : RobotsState::kNotNeeded;
-  slot_by_origin_.emplace(slot.origin, index);
+  slot_by_origin_.Insert(index);
   slot_heap_bytes_ += SlotHeapBytes(slot);
   MarkDirty(slot, index);
   return index;
@@ -69,7 +65,7 @@ void CrawlScheduler::StageDirtyOrigins() {
 }
 
 Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
-  if (origin.id != slots_.size() || slot_by_origin_.count(origin.origin)) {
+  if (origin.id != slots_.size() || slot_by_origin_.Find(origin.origin)) {
     return DataLossError("origin record " + std::to_string(origin.id) + " (" + origin.origin +
                          ") is out of order or repeated");
   }

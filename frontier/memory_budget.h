@@ -22,11 +22,11 @@
 // at 1200 MB the filter stays at 256 MB (2.1 x 10^8 URLs at ~1%) and the
 // cache gets 284 MB more.
 //
-// The per-origin state grows with the origins a crawl knows (~340 B each
+// The per-origin state grows with the origins a crawl knows (~295 B each
 // without robots rules, on the synthetic web: bench/RESULTS.md run AN): past its share it is withheld from the known-URL
 // cache (Broker::BalanceMemory), the one part that can give RAM back
 // without losing anything (a known URL it drops costs a disk lookup). At
-// 1200 MB that covers ~185,000 origins from the share and ~1,000,000 more
+// 1200 MB that covers ~210,000 origins from the share and ~1,200,000 more
 // from the cache; past that the budget cannot hold and the frontier says
 // so (a broad crawl of 10^7 hosts needs their state on disk: issue 17).
 // The leases in flight are outside it (bounded by the fetchers' credit).

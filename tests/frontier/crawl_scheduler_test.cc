@@ -425,13 +425,14 @@ TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRu
     s.Enqueue(origin + "/", origin, 0);
   }
   const uint64_t thousand = s.origin_bytes();
-  // A slot, its name twice (longer than a string holds inline) and its
-  // index entry: several hundred bytes an origin.
-  EXPECT_GT(thousand - empty, 1000u * (sizeof(HostSlot) + 2 * 40));
-  EXPECT_LT(thousand - empty, 1000u * 2 * (sizeof(HostSlot) + 2 * 48 + 64)) << "no more than twice the slot and names an origin";
-  // What few origins have (rules, a failure) is behind pointers, so an
-  // origin of a ~40-character name costs under 400 bytes (536 when the
-  // rules and the failure were held in the slot itself).
+  // A slot, its name (longer than a string holds inline) and its index
+  // entry: a few hundred bytes an origin.
+  EXPECT_GT(thousand - empty, 1000u * (sizeof(HostSlot) + 40));
+  EXPECT_LT(thousand - empty, 1000u * 2 * (sizeof(HostSlot) + 48 + 64)) << "no more than twice the slot and name an origin";
+  // What few origins have (rules, a failure) is behind pointers and the
+  // name index keeps no copy of the name, so an origin of a ~40-character
+  // name costs under 400 bytes (536 with the rules and the failure in the
+  // slot and the name twice).
   EXPECT_LT(thousand - empty, 1000u * 400);
   // Each origin's robots.txt, with a rule each: the rules count too.
   std::string robots = "User-agent: *\n";
