@@ -5,8 +5,10 @@
 // jemalloc's bytes handed out ran ~240 MB past the sum of the parts from
 // 4 x 10^7 URLs on, and RSS past the budget from 6 x 10^7 (jeprof: the
 // blocks read into the cache and the memtables' arenas, bench/RESULTS.md
-// run AE). The governor watches the allocator's own figure
-// (common/heap_stats.h) and withholds what is past the budget from the
+// run AE). The governor watches the allocator's own figure of the RAM it
+// keeps (common/heap_stats.h: stats.resident, which RSS is plus code and
+// stacks; the bytes handed out left RSS 60-100 MB past the budget at 1200
+// MB, runs AK and AM) and withholds what is past the budget from the
 // part that gives RAM back at once and cheaply: the store's block cache
 // (Broker::BalanceMemory applies it; the known-URL cache is not asked, as
 // below its working set every known link costs a disk lookup).
@@ -28,9 +30,9 @@ class HeapGovernor {
   // the elastic parts can give up.
   HeapGovernor(uint64_t budget_bytes, uint64_t max_withheld_bytes);
 
-  // The allocator's bytes handed out now; returns the bytes to withhold
+  // The allocator's resident bytes now; returns the bytes to withhold
   // from the elastic parts (a total, not a step).
-  uint64_t Update(uint64_t allocated_bytes);
+  uint64_t Update(uint64_t resident_bytes);
 
   uint64_t withheld() const { return withheld_; }
   // Below the budget by more than this, withheld bytes are given back.
