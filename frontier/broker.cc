@@ -382,9 +382,9 @@ void Broker::BalanceMemory() {
     // (bench/RESULTS.md run AE).
     // What the allocator keeps in RAM, not what it has handed out: RSS is
     // that plus code and stacks. Governed on the bytes handed out, the heap
-    // sat at the budget and RSS 60-100 MB past it at --memory-mb 1200
-    // (size-class waste, metadata, a second of freed pages; bench/RESULTS.md
-    // runs AK, AM).
+    // sat at the budget and RSS up to 83 MB past it at --memory-mb 1200
+    // (size-class waste, metadata, a second of freed pages); on these, peak
+    // RSS was 1,120 MB (bench/RESULTS.md runs AM, AP).
     const uint64_t withheld = heap_governor_.Update(heap->resident_bytes);
     const uint64_t want = budget_.store_bytes - std::min(withheld, budget_.store_bytes);
     store_at_floor = store_->SetCacheCapacity(want) > want;

@@ -7,8 +7,8 @@
 // blocks read into the cache and the memtables' arenas, bench/RESULTS.md
 // run AE). The governor watches the allocator's own figure of the RAM it
 // keeps (common/heap_stats.h: stats.resident, which RSS is plus code and
-// stacks; the bytes handed out left RSS 60-100 MB past the budget at 1200
-// MB, runs AK and AM) and withholds what is past the budget from the
+// stacks; the bytes handed out left RSS up to 83 MB past the budget at
+// 1200 MB, runs AM and AP) and withholds what is past the budget from the
 // part that gives RAM back at once and cheaply: the store's block cache
 // (Broker::BalanceMemory applies it; the known-URL cache is not asked, as
 // below its working set every known link costs a disk lookup).

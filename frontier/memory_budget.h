@@ -23,8 +23,9 @@
 // cache gets 284 MB more.
 //
 // The per-origin state grows with the origins a crawl knows (~295 B each
-// without robots rules, on the synthetic web: bench/RESULTS.md run AN): past its share it is withheld from the known-URL
-// cache (Broker::BalanceMemory), the one part that can give RAM back
+// without robots rules, on the synthetic web: bench/RESULTS.md run AN):
+// past its share it is withheld from the known-URL cache
+// (Broker::BalanceMemory), the one part that can give RAM back
 // without losing anything (a known URL it drops costs a disk lookup). At
 // 1200 MB that covers ~210,000 origins from the share and ~1,200,000 more
 // from the cache; past that the budget cannot hold and the frontier says
