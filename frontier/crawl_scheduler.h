@@ -271,6 +271,9 @@ class CrawlScheduler {
   bool HeadsFull() const;
   // URLs the heads can still take within both bounds.
   uint64_t HeadRoom() const;
+  // A head record's bytes: the heads' mean so far, a typical URL's before
+  // any is loaded.
+  uint64_t HeadUrlBytes() const;
   // URLs a refill of an empty head takes (CrawlScheduler::EnsureHead).
   uint64_t RefillSize() const;
   // Every change of a slot's disk backlog goes through this, which keeps

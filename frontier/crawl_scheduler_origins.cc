@@ -150,8 +150,7 @@ uint64_t CrawlScheduler::RefillSize() const {
   // half the bound on average, so refills keep their share: 21 leases per
   // refill at 2 x 10^8 URLs, 0.58x the refill time per lease, 0.92x the
   // frontier's CPU to that size (run AM).
-  const uint64_t per_url = loaded_ > 0 ? std::max<uint64_t>(head_bytes_ / loaded_, 1) : kTypicalHeadUrlBytes;
-  const uint64_t capacity = std::min(options_.max_loaded, options_.max_head_bytes / per_url);
+  const uint64_t capacity = std::min(options_.max_loaded, options_.max_head_bytes / HeadUrlBytes());
   const uint64_t fair_share = capacity / std::max<uint64_t>(backlogged_origins_, 1);
   return std::max<uint64_t>(kMinRefill, std::min<uint64_t>({options_.head_per_origin, HeadRoom(), fair_share}));
 }
@@ -162,6 +161,10 @@ void CrawlScheduler::SetBacklog(HostSlot& slot, uint64_t backlog) {
   slot.backlog = backlog;
 }
 
+uint64_t CrawlScheduler::HeadUrlBytes() const {
+  return loaded_ > 0 ? std::max<uint64_t>(head_bytes_ / loaded_, 1) : kTypicalHeadUrlBytes;
+}
+
 bool CrawlScheduler::HeadsFull() const {
   return loaded_ >= options_.max_loaded || head_bytes_ >= options_.max_head_bytes;
 }
@@ -169,10 +172,7 @@ bool CrawlScheduler::HeadsFull() const {
 uint64_t CrawlScheduler::HeadRoom() const {
   if (HeadsFull()) return 0;
   const uint64_t urls = options_.max_loaded - loaded_;
-  // In bytes, at the heads' mean record size so far (a typical URL's
-  // before any is loaded).
-  const uint64_t per_url = loaded_ > 0 ? std::max<uint64_t>(head_bytes_ / loaded_, 1) : kTypicalHeadUrlBytes;
-  return std::min(urls, (options_.max_head_bytes - head_bytes_) / per_url);
+  return std::min(urls, (options_.max_head_bytes - head_bytes_) / HeadUrlBytes());
 }
 
 template <typename Change>

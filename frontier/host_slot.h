@@ -76,13 +76,7 @@ struct HostSlot {
     static const std::string kNone;
     return last_failure ? *last_failure : kNone;
   }
-  void SetLastFailure(std::string failure) {
-    if (last_failure) {
-      *last_failure = std::move(failure);
-    } else {
-      last_failure = std::make_unique<std::string>(std::move(failure));
-    }
-  }
+  void SetLastFailure(std::string failure) { last_failure = std::make_unique<std::string>(std::move(failure)); }
 };
 
 }  // namespace zcrawl::frontier
