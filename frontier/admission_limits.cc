@@ -90,11 +90,6 @@ AdmissionLimits::AdmissionLimits(AdmissionLimitsOptions options) : options_(opti
 
 AdmissionLimits::~AdmissionLimits() = default;
 
-uint64_t* AdmissionLimits::OriginCounter(std::string_view origin) {
-  if (options_.max_pages_per_host == 0) return nullptr;
-  return &per_origin_[UrlFingerprint(origin)];  // 0 for a new origin
-}
-
 uint64_t* AdmissionLimits::DomainCounter(std::string_view origin) {
   if (options_.max_pages_per_domain == 0) return nullptr;
   return &per_domain_[UrlFingerprint(RegistrableDomain(HostOfOrigin(origin)))];
@@ -106,10 +101,12 @@ uint64_t AdmissionLimits::PathHash(std::string_view url) const {
   return UrlFingerprint(url.substr(0, query));  // never 0
 }
 
-std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view origin) {
+std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view origin,
+                                        const std::function<uint64_t()>& origin_admitted) {
   if (options_.max_pages > 0 && admitted_ >= options_.max_pages) return "max_pages";
-  uint64_t* origin_count = OriginCounter(origin);
-  if (origin_count && *origin_count >= options_.max_pages_per_host) return "max_pages_per_host";
+  if (options_.max_pages_per_host > 0 && origin_admitted() >= options_.max_pages_per_host) {
+    return "max_pages_per_host";
+  }
   uint64_t* domain_count = DomainCounter(origin);
   if (domain_count && *domain_count >= options_.max_pages_per_domain) return "max_pages_per_domain";
   const uint64_t path_hash = PathHash(url);
@@ -117,7 +114,6 @@ std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view o
     return "query_variants";
   }
   ++admitted_;
-  if (origin_count) ++*origin_count;
   if (domain_count) ++*domain_count;
   if (path_hash != 0) per_path_->Increment(path_hash);
   return {};
@@ -125,7 +121,6 @@ std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view o
 
 void AdmissionLimits::RestoreOrigin(std::string_view origin, uint64_t admitted) {
   admitted_ += admitted;
-  if (uint64_t* origin_count = OriginCounter(origin)) *origin_count += admitted;
   if (uint64_t* domain_count = DomainCounter(origin)) *domain_count += admitted;
 }
 
@@ -134,9 +129,8 @@ uint64_t AdmissionLimits::tracked_paths() const { return per_path_ ? per_path_->
 uint64_t AdmissionLimits::memory_bytes() const {
   // unordered_map: a node (next pointer, key, value: 24 bytes, 32 with
   // malloc overhead) per element plus a bucket pointer per bucket.
-  const uint64_t origins = per_origin_.size() * 32 + per_origin_.bucket_count() * sizeof(void*);
   const uint64_t domains = per_domain_.size() * 32 + per_domain_.bucket_count() * sizeof(void*);
-  return origins + domains + (per_path_ ? per_path_->memory_bytes() : 0);
+  return domains + (per_path_ ? per_path_->memory_bytes() : 0);
 }
 
 }  // namespace zcrawl::frontier

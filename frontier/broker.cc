@@ -392,9 +392,9 @@ void Broker::BalanceMemory() {
   const bool at_floor = known_.max_bytes() == KnownUrlCache::kMinBytes;
   if (over > 0 && at_floor && !said_origins_over_budget_) {
     said_origins_over_budget_ = true;
-    spdlog::warn("the state of {} origins takes {} MB, past what --memory-mb {} can give it: the "
-                 "frontier's RAM grows past its budget (about 300 bytes an origin; raise "
-                 "--memory-mb)", scheduler_->origin_count(), used >> 20, options_.memory_mb);
+    spdlog::warn("the state of {} origins with URLs due takes {} MB, past what --memory-mb {} can "
+                 "give it: the frontier's RAM grows past its budget (about 330 bytes an origin; "
+                 "raise --memory-mb)", scheduler_->active_origins(), used >> 20, options_.memory_mb);
   }
   if (heap && heap->resident_bytes > budget_.total_bytes + heap_governor_.slack() && store_at_floor &&
       !said_heap_over_budget_) {

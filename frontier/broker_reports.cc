@@ -178,11 +178,14 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_robots_spilled_total", "counter", "Idle origins whose robots rules left RAM for the store", scheduler_->robots_spilled());
   AppendMetric(out, "zcrawl_frontier_robots_reloaded_total", "counter", "Robots rules read back from the store for a lease", scheduler_->robots_reloaded());
   AppendMetric(out, "zcrawl_frontier_robots_reload_misses_total", "counter", "Robots rules the store did not have: robots.txt asked again", scheduler_->robots_reload_misses());
-  AppendMetric(out, "zcrawl_frontier_origin_state_bytes", "gauge", "Bytes of RAM the per-origin state holds (slots, names, robots rules, admission counters)", OriginStateBytes());
+  AppendMetric(out, "zcrawl_frontier_origin_state_bytes", "gauge", "Bytes of RAM the state of the origins in RAM holds (slots, names, robots rules, domain counters)", OriginStateBytes());
   AppendMetric(out, "zcrawl_frontier_queue_head_bytes", "gauge", "Bytes of RAM the queue heads hold (bounded by their share of --memory-mb)", scheduler_->head_bytes());
   AppendMetric(out, "zcrawl_frontier_queue_refills_total", "counter", "Queue heads loaded from disk", scheduler_->refills());
   AppendMetric(out, "zcrawl_frontier_state_write_errors_total", "counter", "Failed writes of the crawl state", state_write_errors_);
-  AppendMetric(out, "zcrawl_frontier_origins", "gauge", "Origins (politeness slots)", scheduler_->origin_count());
+  AppendMetric(out, "zcrawl_frontier_origins", "gauge", "Origins the crawl knows (politeness slots)", scheduler_->origin_count());
+  AppendMetric(out, "zcrawl_frontier_origins_parked", "gauge", "Origins with nothing due, held in the store only", scheduler_->parked_origins());
+  AppendMetric(out, "zcrawl_frontier_origins_unparked_total", "counter", "Parked origins loaded back from the store (a URL admitted or a final state recorded for one)", scheduler_->unparked());
+  AppendMetric(out, "zcrawl_frontier_origin_errors_total", "counter", "Reads of a parked origin that failed (logged)", scheduler_->origin_errors());
   AppendMetric(out, "zcrawl_frontier_links_reported_total", "counter", "Links reported by fetchers", counters_.links_reported);
   AppendMetric(out, "zcrawl_frontier_links_invalid_total", "counter", "Reported links that did not parse", counters_.links_invalid);
   AppendMetric(out, "zcrawl_frontier_links_out_of_scope_total", "counter", "Links outside the scope", counters_.links_out_of_scope);

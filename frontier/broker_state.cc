@@ -86,6 +86,12 @@ Status Broker::OpenState() {
   });
   if (!loaded.ok()) return loaded;
   if (!restored.ok()) return DataLossError(store_->path() + ": " + restored.message());
+  if (!store_->origin_names_indexed()) {
+    // A state from before the origin name index: RestoreOrigin staged
+    // every name; written now, before any lookup of a parked origin.
+    store_->MarkOriginNamesIndexed();
+    if (Status s = store_->Flush(); !s.ok()) return s;
+  }
   counters_.admitted = limits_->admitted();
   const auto& counts = scheduler_->counts();
   if (store_->GetMeta("finished") == "1") {
@@ -199,7 +205,8 @@ void Broker::AdmitResult(AdmissionResult& result) {
       ++counters_.links_duplicate;
       continue;
     }
-    if (std::string_view why = limits_->Admit(url.url, url.origin); !why.empty()) {
+    const auto origin_admitted = [&] { return scheduler_->Admitted(url.origin); };
+    if (std::string_view why = limits_->Admit(url.url, url.origin, origin_admitted); !why.empty()) {
       ++counters_.links_over_limit;
       spdlog::debug("over limit url={} reason={}", url.url, why);
       // Seen, so never reconsidered, but not queued.

@@ -90,6 +90,8 @@ CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock, Url
     : options_(std::move(options)),
       clock_(clock),
       store_(store),
+      parked_failing_(kParkedRows, FailingBefore),
+      parked_busiest_(kParkedRows, BusiestBefore),
       next_lease_id_(RandomLeaseEpoch() + 1),
       run_token_(next_lease_id_) {}
 
@@ -105,7 +107,7 @@ bool CrawlScheduler::HasWork(const HostSlot& slot) const {
 }
 
 void CrawlScheduler::MaybeSchedule(uint32_t slot_index) {
-  HostSlot& slot = slots_[slot_index];
+  HostSlot& slot = Slot(slot_index);
   if (slot.in_ready_heap || !HasWork(slot)) return;
   slot.in_ready_heap = true;
   ready_heap_.push({slot.next_fetch_ms, heap_sequence_++, slot_index});
@@ -114,9 +116,9 @@ void CrawlScheduler::MaybeSchedule(uint32_t slot_index) {
 void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t depth,
                              uint32_t attempts, uint32_t redirect_hops, uint32_t embed_hops, bool soon) {
   const uint32_t index = SlotFor(origin);
-  HostSlot& slot = slots_[index];
+  HostSlot& slot = Slot(index);
   UrlRecord record{std::move(url), index, depth, attempts, slot.next_seq++, redirect_hops, embed_hops};
-  MarkDirty(slot, index);
+  MarkDirty(slot);
   ++counts_.waiting;
   // A requisite jumps the queue, also a disk backlog: its seq is then
   // remembered as loaded ahead of loaded_seq, and a refill that reaches it
@@ -151,7 +153,7 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
 
 void CrawlScheduler::EnqueueRefetch(std::string url, std::string_view origin, uint32_t depth,
                                     uint32_t redirect_hops, uint32_t embed_hops) {
-  ++slots_[SlotFor(origin)].refetched;  // Enqueue marks the slot dirty
+  ++Slot(SlotFor(origin)).refetched;  // Enqueue marks the slot dirty
   Enqueue(std::move(url), origin, depth, /*attempts=*/0, redirect_hops, embed_hops);
 }
 
@@ -163,7 +165,7 @@ std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint
     const HeapEntry top = ready_heap_.top();
     if (top.ready_ms > now) break;
     ready_heap_.pop();
-    HostSlot& slot = slots_[top.slot];
+    HostSlot& slot = Slot(top.slot);
     slot.in_ready_heap = false;
     if (!HasWork(slot)) continue;
     if (slot.next_fetch_ms > now) {  // the delay grew since it was queued
@@ -180,7 +182,7 @@ std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint
 
 bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetcher,
                                    std::vector<v1::WorkItem>& out) {
-  HostSlot& slot = slots_[slot_index];
+  HostSlot& slot = Slot(slot_index);
   ActiveLease lease;
   lease.fetcher = fetcher;
   lease.deadline_ms = clock_.NowMs() + options_.lease_ms;
@@ -257,7 +259,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   completion.url = lease.record.url;
   completion.attempts = lease.record.attempts + 1;
   const uint32_t slot_index = lease.record.origin;
-  HostSlot& slot = slots_[slot_index];
+  HostSlot& slot = Slot(slot_index);
   completion.origin = slot.origin;
   completion.origin_index = slot_index;
   completion.seq = lease.record.seq;
@@ -300,14 +302,16 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
 }
 
 void CrawlScheduler::KeepRobots(uint32_t slot_index) {
-  HostSlot& slot = slots_[slot_index];
+  HostSlot& slot = Slot(slot_index);
   if (!store_ || !slot.robots) return;
   store_->StageRobots(slot_index, run_token_, slot.robots_fetched_ms, slot.robots->Serialize());
   slot.robots_written_at = store_->settled_when_staged_is_written();
 }
 
 void CrawlScheduler::MaybeSpillRobots(uint32_t slot_index) {
-  HostSlot& slot = slots_[slot_index];
+  auto it = slots_.find(slot_index);
+  if (it == slots_.end()) return;  // parked since it became a candidate: spilled
+  HostSlot& slot = it->second;
   if (!store_ || !slot.robots || slot.robots_state != RobotsState::kKnown || slot.in_flight > 0 ||
       slot.waiting_total() > 0) {
     return;
@@ -321,18 +325,8 @@ void CrawlScheduler::MaybeSpillRobots(uint32_t slot_index) {
 }
 
 void CrawlScheduler::LoadRobots(uint32_t slot_index) {
-  HostSlot& slot = slots_[slot_index];
-  uint64_t run = 0;
-  int64_t fetched_ms = 0;
-  std::string bytes;
-  if (store_ && store_->GetRobots(slot_index, &run, &fetched_ms, &bytes) && run == run_token_ &&
-      fetched_ms == slot.robots_fetched_ms) {
-    if (auto rules = RobotsRules::Deserialize(bytes); rules.ok()) {
-      ChangeSlot(slot, [&] { slot.robots = std::make_unique<RobotsRules>(std::move(*rules)); });
-      ++robots_reloaded_;
-      return;
-    }
-  }
+  HostSlot& slot = Slot(slot_index);
+  if (ReadStoredRobots(slot, slot.robots_fetched_ms)) return;
   // Not written (a failed commit) or damaged: ask robots.txt again.
   ++robots_reload_misses_;
   spdlog::debug("robots rules of {} not in the store: asking robots.txt again", slot.origin);
@@ -340,9 +334,35 @@ void CrawlScheduler::LoadRobots(uint32_t slot_index) {
   slot.robots_attempts = 0;
 }
 
+bool CrawlScheduler::ReadStoredRobots(HostSlot& slot, std::optional<int64_t> learned_ms) {
+  uint64_t run = 0;
+  int64_t fetched_ms = 0;
+  std::string bytes;
+  if (!store_ || !store_->GetRobots(slot.id, &run, &fetched_ms, &bytes) || run != run_token_ ||
+      (learned_ms && fetched_ms != *learned_ms)) {
+    return false;
+  }
+  auto rules = RobotsRules::Deserialize(bytes);
+  if (!rules.ok()) return false;
+  ChangeSlot(slot, [&] { slot.robots = std::make_unique<RobotsRules>(std::move(*rules)); });
+  slot.robots_state = RobotsState::kKnown;
+  slot.robots_fetched_ms = fetched_ms;
+  slot.robots_written_at = 0;  // read from the store: it holds them
+  ApplyCrawlDelay(slot);
+  ++robots_reloaded_;
+  return true;
+}
+
+void CrawlScheduler::ApplyCrawlDelay(HostSlot& slot) {
+  if (auto delay = slot.robots->crawl_delay_seconds()) {
+    const auto delay_ms = std::min<int64_t>(static_cast<int64_t>(*delay * 1000), kMaxCrawlDelayMs);
+    slot.delay_ms = std::max(slot.delay_ms, delay_ms);
+  }
+}
+
 void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& report,
                                  uint32_t attempts, Completion& completion) {
-  HostSlot& slot = slots_[slot_index];
+  HostSlot& slot = Slot(slot_index);
   const uint32_t http = report.http_status();
   const bool got_response = report.status() == v1::FETCH_STATUS_OK;
   if (report.status() == v1::FETCH_STATUS_PRIVATE_ADDRESS) {
@@ -371,15 +391,12 @@ void CrawlScheduler::ApplyRobots(uint32_t slot_index, const v1::FetchReport& rep
   }
   slot.robots_state = RobotsState::kKnown;
   slot.robots_fetched_ms = clock_.NowMs();
-  if (auto delay = slot.robots->crawl_delay_seconds()) {
-    const auto delay_ms = std::min<int64_t>(static_cast<int64_t>(*delay * 1000), kMaxCrawlDelayMs);
-    slot.delay_ms = std::max(slot.delay_ms, delay_ms);
-  }
+  ApplyCrawlDelay(slot);
   KeepRobots(slot_index);
 }
 
 void CrawlScheduler::RobotsUnanswered(uint32_t slot_index, uint32_t attempts, const std::string& cause) {
-  HostSlot& slot = slots_[slot_index];
+  HostSlot& slot = Slot(slot_index);
   if (attempts <= options_.retries) {
     slot.robots_attempts = attempts;
     slot.robots_state = RobotsState::kNeeded;
@@ -413,6 +430,7 @@ void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, in
   ++counts_.waiting;
   const int64_t ready = clock_.NowMs() + std::max(BackoffMs(record.attempts), min_delay_ms);
   const uint64_t sequence = heap_sequence_++;
+  ++Slot(record.origin).retrying;
   retry_heap_.push({ready, sequence});
   retry_records_.emplace(sequence, std::move(record));
 }
@@ -420,7 +438,7 @@ void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, in
 void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason,
                           Completion* completion) {
   ++counts_.failed;
-  ++slots_[record.origin].failed;
+  ++Slot(record.origin).failed;
   ++failure_reasons_[reason];
   spdlog::debug("failed url={} reason={} attempts={}", record.url, reason, record.attempts);
   if (completion) {
@@ -432,7 +450,7 @@ void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason,
 }
 
 void CrawlScheduler::FailAllWaiting(uint32_t slot_index, const std::string& reason) {
-  HostSlot& slot = slots_[slot_index];
+  HostSlot& slot = Slot(slot_index);
   // With a store the queue may be mostly on disk: load it part by part.
   while (EnsureHead(slot, slot_index)) {
     slot.waiting.ForEach(slot.origin, slot_index, [&](UrlRecord&& record) { Fail(record, reason); });
@@ -449,7 +467,9 @@ void CrawlScheduler::PromoteDueRetries() {
     auto node = retry_records_.extract(sequence);
     UrlRecord& record = node.mapped();
     const uint32_t index = record.origin;
-    PushHeadFront(slots_[index], std::move(record));  // retries go first
+    HostSlot& slot = Slot(index);
+    --slot.retrying;
+    PushHeadFront(slot, std::move(record));  // retries go first
     MaybeSchedule(index);
   }
 }
@@ -461,7 +481,7 @@ void CrawlScheduler::ReturnLease(uint64_t lease_id, const std::string& reason, b
   leases_.erase(it);
   counts_.leased = leases_.size();
   const uint32_t slot_index = lease.record.origin;
-  HostSlot& slot = slots_[slot_index];
+  HostSlot& slot = Slot(slot_index);
   if (slot.in_flight > 0) --slot.in_flight;
   if (lease.robots_only && count_attempt) {
     // Expired, or its fetcher was lost: counted and backed off like any

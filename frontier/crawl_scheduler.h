@@ -19,14 +19,23 @@
 // a head runs dry, in admission order.
 // Without one (unit tests) the whole queue is in RAM.
 //
+// Parking: an origin with nothing due (nothing waiting in RAM or on disk,
+// nothing leased or waiting for a retry, its politeness time passed) leaves
+// RAM once its record and robots rules are written: the store holds its
+// counters (`origins` family), its rules, and its name -> id (UrlStore::
+// FindOrigin). A URL admitted for it, or a final state recorded late for
+// it, loads it again (a point read or two). A broad crawl knows 10^7 hosts
+// and most have nothing left to fetch: they cost no RAM. Without a store
+// nothing parks.
+//
 // Claiming is decided here, in memory, by the frontier's one broker thread;
 // nothing else reads or writes it, so it has no locks (not thread-safe).
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <queue>
 #include <string>
 #include <string_view>
@@ -38,6 +47,7 @@
 #include "frontier/frontier_options.h"
 #include "frontier/host_slot.h"
 #include "frontier/origin_name_index.h"
+#include "frontier/parked_origin_rows.h"
 #include "frontier/url_record.h"
 #include "frontier/url_store.h"
 #include "zcrawl.pb.h"
@@ -70,6 +80,16 @@ struct SchedulerOptions {
   uint64_t max_loaded = UINT64_MAX;
   uint64_t max_head_bytes = UINT64_MAX;
 };
+
+// The block jemalloc hands out for `bytes`: 16-byte steps to 128, then four
+// size classes per doubling.
+constexpr uint64_t AllocatorSizeClass(uint64_t bytes) {
+  if (bytes <= 128) return (bytes + 15) / 16 * 16;
+  uint64_t base = 128;
+  while (base * 2 < bytes) base *= 2;
+  return (bytes + base / 4 - 1) / (base / 4) * (base / 4);
+}
+static_assert(AllocatorSizeClass(240) == 256 && AllocatorSizeClass(264) == 320 && AllocatorSizeClass(100) == 112);
 
 // URLs a head refill takes when the heads are full, and at least.
 inline constexpr uint64_t kMinRefill = 4;
@@ -129,15 +149,22 @@ class CrawlScheduler {
   // Enqueue, but counted as a refetch, not an admission (HostSlot::refetched).
   void EnqueueRefetch(std::string url, std::string_view origin, uint32_t depth, uint32_t redirect_hops,
                       uint32_t embed_hops);
-  // Re-creates an origin of a resumed crawl; origins come in id order, so
-  // slot index == origin id. Its queued URLs stay on disk until leased.
+  // Re-creates an origin of a resumed crawl; origins come in id order. One
+  // with URLs queued gets a slot (they stay on disk until leased), the
+  // others stay parked. On a state without the name index
+  // (UrlStore::origin_names_indexed), also stages the origin's name.
   Status RestoreOrigin(const StoredOrigin& origin);
+  // URLs admitted for `origin` so far (refetches not counted), loading it
+  // if parked: the per-host cap's count (AdmissionLimits).
+  uint64_t Admitted(std::string_view origin);
   // The broker recorded `state` (final) for a URL of this origin in the
-  // store, deleting its queue entry; keeps the origin's record exact.
+  // store, deleting its queue entry; keeps the origin's record exact
+  // (loading the origin if it parked meanwhile).
   void RecordedFinal(uint32_t origin_index, UrlState state);
   // Stages the records of origins changed since the last call (the
-  // broker calls it at each commit), and moves the robots rules of idle
-  // origins to the store once it holds them.
+  // broker calls it at each commit), moves the robots rules of idle
+  // origins to the store once it holds them, and parks the origins with
+  // nothing due whose record the store holds.
   void StageDirtyOrigins();
   void set_final_state_handler(FinalStateHandler handler) { on_final_ = std::move(handler); }
 
@@ -189,13 +216,19 @@ class CrawlScheduler {
   // Origins with failed URLs, those that fetched nothing first, then by
   // failures; each with its last_failure.
   std::vector<v1::HostQueue> FailingOrigins(size_t limit) const;
-  size_t origin_count() const { return slots_.size(); }
+  // Every origin the crawl knows; those in RAM; those parked in the store.
+  size_t origin_count() const { return next_origin_id_; }
+  size_t active_origins() const { return slots_.size(); }
+  uint64_t parked_origins() const { return parked_; }
+  // Origins loaded back from the store, and reads of a parked origin that
+  // failed (each logged).
+  uint64_t unparked() const { return unparked_; }
+  uint64_t origin_errors() const { return origin_errors_; }
   // URLs of all queue heads in RAM, and how often a head was loaded from disk.
   uint64_t loaded_urls() const { return loaded_; }
   uint64_t head_bytes() const { return head_bytes_; }
-  // RAM the origins' slots hold, growing with the origins a crawl knows
-  // (memory_budget.h: what is past its share is withheld from the
-  // known-URL cache).
+  // RAM the slots of the origins in RAM hold (memory_budget.h: what is
+  // past its share is withheld from the known-URL cache).
   uint64_t origin_bytes() const { return slots_.size() * kSlotBytes + slot_heap_bytes_; }
   uint64_t refills() const { return refills_; }
   uint64_t backlogged_origins() const { return backlogged_origins_; }
@@ -231,7 +264,26 @@ class CrawlScheduler {
   template <typename T>
   using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
 
+  // The slot of an origin id, loaded from the store if it is parked.
+  HostSlot& Slot(uint32_t id);
+  // The slot of `origin` in RAM or loaded if parked; null if unknown.
+  HostSlot* FindSlot(std::string_view origin);
+  // FindSlot, or a new origin's slot; returns its id.
   uint32_t SlotFor(std::string_view origin);
+  HostSlot& NewSlot(uint32_t id, std::string_view origin);
+  // A slot from a stored record: a parked origin, or (`restore`) one of a
+  // resumed crawl, whose robots rules are an earlier run's.
+  HostSlot& LoadSlot(const StoredOrigin& record, bool restore);
+  // Nothing due and nothing that would bring it back soon (the parking rule
+  // above, less the conditions that pass by themselves: a write landing,
+  // the politeness time, a stale heap entry).
+  bool Idle(const HostSlot& slot) const;
+  // `written_at`: the settled batches at which the store holds its record.
+  void AddParkCandidate(HostSlot& slot, uint64_t written_at);
+  // LoadSlot of a parked origin.
+  HostSlot& Unpark(const StoredOrigin& record);
+  void ParkCandidates();
+  void Park(HostSlot& slot);
   bool HasWork(const HostSlot& slot) const;
   void MaybeSchedule(uint32_t slot_index);
   // Takes one URL from a ready slot into `out`; false if the slot had none.
@@ -261,12 +313,11 @@ class CrawlScheduler {
   // Heap bytes of a slot outside slots_: its name, its entry in the name
   // index, its robots rules, last failure and requisites loaded ahead.
   static uint64_t SlotHeapBytes(const HostSlot& slot);
-  // A slot in the deque: libstdc++ puts 512 / size elements in a node (one
-  // when larger), allocated at a size class (64-byte steps here), and keeps
-  // a pointer per node in its map; per slot, that node's share.
-  static constexpr uint64_t kSlotsPerNode = sizeof(HostSlot) < 512 ? 512 / sizeof(HostSlot) : 1;
+  // A slot in the map: a node (next pointer, id, slot; std::hash of an
+  // integer is not cached) at jemalloc's size class (four per doubling),
+  // and a bucket pointer.
   static constexpr uint64_t kSlotBytes =
-      ((kSlotsPerNode * sizeof(HostSlot) + 63) / 64 * 64 + sizeof(void*)) / kSlotsPerNode;
+      AllocatorSizeClass(sizeof(void*) + sizeof(std::pair<const uint32_t, HostSlot>)) + sizeof(void*);
   // The heads are at max_loaded URLs or max_head_bytes.
   bool HeadsFull() const;
   // URLs the heads can still take within both bounds.
@@ -279,7 +330,7 @@ class CrawlScheduler {
   // Every change of a slot's disk backlog goes through this, which keeps
   // backlogged_origins_ exact.
   void SetBacklog(HostSlot& slot, uint64_t backlog);
-  void MarkDirty(HostSlot& slot, uint32_t slot_index);
+  void MarkDirty(HostSlot& slot);
   void ApplyRobots(uint32_t slot_index, const v1::FetchReport& report, uint32_t attempts,
                    Completion& completion);
   // A robots.txt fetch without an answer (5xx, 429, unreachable, an expired
@@ -298,6 +349,11 @@ class CrawlScheduler {
   // Reads spilled rules back before a lease; if the store does not have
   // this learning of them, robots.txt is asked again.
   void LoadRobots(uint32_t slot_index);
+  // Takes rules learned in this run from the store, those learned at
+  // `learned_ms` or (none) any; false if it has none.
+  bool ReadStoredRobots(HostSlot& slot, std::optional<int64_t> learned_ms);
+  // The rules' Crawl-delay raises the origin's politeness delay.
+  void ApplyCrawlDelay(HostSlot& slot);
   // `completion`: set when called for a report (the broker records the
   // final state itself); else the final state goes to on_final_.
   void RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms,
@@ -311,12 +367,36 @@ class CrawlScheduler {
   const Clock& clock_;
   UrlStore* store_;
 
-  // A deque, not a vector: no doubling reserve (at 1.4 x 10^5 origins a
-  // vector held capacity for 2.6 x 10^5, ~40 MB unused) and no moment
-  // holding the old and the new array when it grows; references to slots
-  // stay valid as origins are added.
-  std::deque<HostSlot> slots_;
-  OriginNameIndex slot_by_origin_{slots_};
+  // The origins in RAM by id. A node-based map: references to slots stay
+  // valid as origins come and go (the name index points at them), and no
+  // array doubles (at 1.4 x 10^5 origins a vector held capacity for
+  // 2.6 x 10^5, ~40 MB unused).
+  std::unordered_map<uint32_t, HostSlot> slots_;
+  OriginNameIndex slot_by_origin_;
+  uint32_t next_origin_id_ = 0;
+  uint64_t parked_ = 0;
+  uint64_t unparked_ = 0;
+  uint64_t origin_errors_ = 0;
+  // Origins with nothing due, waiting for their record to be written (the
+  // store write at which it is), their politeness time or their rules'
+  // spill before they park.
+  std::vector<std::pair<uint32_t, uint64_t>> park_candidates_;
+  // The status rows of parked origins: most failed, most fetched. The
+  // status shows 10 and the summary 5; a few more stand in for rows that
+  // leave when their origin is loaded again.
+  static constexpr size_t kParkedRows = 32;
+  // The status orders: failing (those that fetched nothing first, then by
+  // failures), busiest (most completed), most waiting or in flight.
+  static bool FailingBefore(const OriginCounts& a, const OriginCounts& b);
+  static bool BusiestBefore(const OriginCounts& a, const OriginCounts& b);
+  static bool MostQueuedBefore(const OriginCounts& a, const OriginCounts& b);
+  static v1::HostQueue HostRow(const HostSlot& slot);
+  // The best `limit` by `before` of the slots in RAM (`failing_only`: with
+  // failures) and the `parked` rows.
+  std::vector<v1::HostQueue> BestOrigins(size_t limit, OriginOrder before, bool failing_only,
+                                         const std::vector<v1::HostQueue>& parked) const;
+  ParkedOriginRows parked_failing_;
+  ParkedOriginRows parked_busiest_;
   MinHeap<HeapEntry> ready_heap_;
   uint64_t heap_sequence_ = 0;
 

@@ -25,72 +25,202 @@ uint64_t CrawlScheduler::SlotHeapBytes(const HostSlot& slot) {
          (slot.robots ? sizeof(RobotsRules) + slot.robots->memory_bytes() : 0);
 }
 
+HostSlot& CrawlScheduler::Slot(uint32_t id) {
+  if (auto it = slots_.find(id); it != slots_.end()) return it->second;
+  // Parked: the store holds its record (it was written before it parked).
+  StoredOrigin record;
+  Status s = store_ ? store_->GetOrigin(id, &record) : NotFoundError("no store");
+  if (!s.ok()) {
+    // A slot without a name stands in, so the caller's counts land
+    // somewhere; it is never staged, so the stored record stays as it was.
+    ++origin_errors_;
+    spdlog::error("cannot load parked origin {}: {}", id, s.message());
+    record = StoredOrigin{};
+    record.id = id;
+  }
+  return Unpark(record);
+}
+
+HostSlot* CrawlScheduler::FindSlot(std::string_view origin) {
+  if (HostSlot* slot = slot_by_origin_.Find(origin)) return slot;
+  if (parked_ == 0) return nullptr;
+  StoredOrigin record;
+  Status s = store_->FindOrigin(origin, &record);
+  if (s.code() == StatusCode::kNotFound) return nullptr;
+  if (!s.ok()) {
+    // Counted and logged; the origin then starts afresh under a new id
+    // (its politeness and per-host count are split, no URL is lost).
+    ++origin_errors_;
+    spdlog::error("cannot look up origin {}: {}", origin, s.message());
+    return nullptr;
+  }
+  return &Unpark(record);
+}
+
+HostSlot& CrawlScheduler::Unpark(const StoredOrigin& record) {
+  --parked_;
+  ++unparked_;
+  HostSlot& slot = LoadSlot(record, /*restore=*/false);
+  // Loaded for a count or a late final state, it may get nothing to do: a
+  // candidate at once (its record is written), parked again at the next
+  // commit unless it did.
+  AddParkCandidate(slot, /*written_at=*/0);
+  return slot;
+}
+
 uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
-  if (auto found = slot_by_origin_.Find(origin)) return *found;
-  const auto index = static_cast<uint32_t>(slots_.size());
-  HostSlot& slot = slots_.emplace_back();
+  if (HostSlot* slot = FindSlot(origin)) return slot->id;
+  const uint32_t id = next_origin_id_++;
+  HostSlot& slot = NewSlot(id, origin);
+  if (store_) store_->StageOriginName(origin, id);
+  MarkDirty(slot);
+  return id;
+}
+
+HostSlot& CrawlScheduler::NewSlot(uint32_t id, std::string_view origin) {
+  HostSlot& slot = slots_.try_emplace(id).first->second;
+  slot.id = id;
   slot.origin = std::string(origin);
   slot.delay_ms = options_.delay_ms;
   slot.robots_state = options_.obey_robots ? RobotsState::kNeeded : RobotsState::kNotNeeded;
-  slot_by_origin_.Insert(index);
+  if (!slot.origin.empty()) slot_by_origin_.Insert(&slot);
   slot_heap_bytes_ += SlotHeapBytes(slot);
-  MarkDirty(slot, index);
-  return index;
+  return slot;
 }
 
-void CrawlScheduler::MarkDirty(HostSlot& slot, uint32_t slot_index) {
+HostSlot& CrawlScheduler::LoadSlot(const StoredOrigin& record, bool restore) {
+  HostSlot& slot = NewSlot(record.id, record.origin);
+  slot.next_seq = record.next_seq;
+  slot.recorded_done = slot.done = record.done;
+  slot.recorded_failed = slot.failed = record.failed;
+  slot.refetched = record.refetched;
+  SetBacklog(slot, record.queued());
+  // Rules an earlier run learned are not taken (a run's learning is told
+  // by its token): a resumed crawl asks robots.txt again.
+  if (!restore && slot.robots_state == RobotsState::kNeeded) ReadStoredRobots(slot, std::nullopt);
+  parked_busiest_.Take(slot.origin);
+  if (auto row = parked_failing_.Take(slot.origin); row && !row->last_failure().empty()) {
+    ChangeSlot(slot, [&] { slot.SetLastFailure(row->last_failure()); });
+  }
+  return slot;
+}
+
+void CrawlScheduler::MarkDirty(HostSlot& slot) {
   if (slot.dirty) return;
   slot.dirty = true;
-  dirty_slots_.push_back(slot_index);
+  dirty_slots_.push_back(slot.id);
 }
 
 void CrawlScheduler::StageDirtyOrigins() {
-  for (uint32_t index : dirty_slots_) {
-    HostSlot& slot = slots_[index];
+  for (uint32_t id : dirty_slots_) {
+    HostSlot& slot = Slot(id);  // a dirty slot never parks
     slot.dirty = false;
-    if (!store_) continue;
+    if (!store_ || slot.origin.empty()) continue;
     StoredOrigin record;
-    record.id = index;
+    record.id = id;
     record.origin = slot.origin;
     record.next_seq = slot.next_seq;
     record.done = slot.recorded_done;
     record.failed = slot.recorded_failed;
     record.refetched = slot.refetched;
     store_->StageOrigin(record);
+    if (Idle(slot)) AddParkCandidate(slot, store_->settled_when_staged_is_written());
   }
   dirty_slots_.clear();
   std::vector<uint32_t> candidates;
   candidates.swap(robots_spill_candidates_);
   for (uint32_t index : candidates) MaybeSpillRobots(index);
+  ParkCandidates();
+}
+
+bool CrawlScheduler::Idle(const HostSlot& slot) const {
+  if (!slot.waiting.empty() || slot.backlog > 0 || slot.in_flight > 0 || slot.retrying > 0 ||
+      !slot.requisites_loaded_ahead.empty() || slot.origin.empty()) {
+    return false;
+  }
+  // Every URL's final state recorded (RecordedFinal): the record says
+  // nothing is queued, so the origin loads back exact, with nothing on disk.
+  if (slot.recorded_done + slot.recorded_failed != slot.next_seq - 1) return false;
+  // A robots.txt being asked again after a failure keeps its attempts.
+  return slot.robots_state != RobotsState::kFetching &&
+         !(slot.robots_state == RobotsState::kNeeded && slot.robots_attempts > 0);
+}
+
+void CrawlScheduler::AddParkCandidate(HostSlot& slot, uint64_t written_at) {
+  if (slot.park_candidate) return;
+  slot.park_candidate = true;
+  park_candidates_.emplace_back(slot.id, written_at);
+}
+
+void CrawlScheduler::ParkCandidates() {
+  if (park_candidates_.empty()) return;
+  const int64_t now = clock_.NowMs();
+  std::vector<std::pair<uint32_t, uint64_t>> candidates;
+  candidates.swap(park_candidates_);
+  for (const auto& [id, written_at] : candidates) {
+    HostSlot& slot = slots_.at(id);  // a candidate stays in RAM
+    slot.park_candidate = false;
+    // Busy again, or changed: staged again first, a candidate again then.
+    if (!Idle(slot) || slot.dirty) continue;
+    if (slot.robots) MaybeSpillRobots(id);
+    if (slot.robots || slot.in_ready_heap || slot.next_fetch_ms > now ||
+        store_->settled_batches() < written_at) {
+      slot.park_candidate = true;
+      park_candidates_.emplace_back(id, written_at);
+      continue;
+    }
+    Park(slot);
+  }
+}
+
+void CrawlScheduler::Park(HostSlot& slot) {
+  const v1::HostQueue row = HostRow(slot);
+  if (slot.failed > 0) parked_failing_.Offer(row);
+  if (slot.done + slot.failed > 0) parked_busiest_.Offer(row);
+  slot_heap_bytes_ -= SlotHeapBytes(slot);
+  slot_by_origin_.Erase(&slot);
+  const uint32_t id = slot.id;
+  slots_.erase(id);
+  ++parked_;
 }
 
 Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
-  if (origin.id != slots_.size() || slot_by_origin_.Find(origin.origin)) {
+  if (origin.id != next_origin_id_ || slot_by_origin_.Find(origin.origin)) {
     return DataLossError("origin record " + std::to_string(origin.id) + " (" + origin.origin +
                          ") is out of order or repeated");
   }
-  const uint32_t index = SlotFor(origin.origin);
-  HostSlot& slot = slots_[index];
-  slot.dirty = false;
-  dirty_slots_.pop_back();
-  slot.next_seq = origin.next_seq;
-  slot.recorded_done = slot.done = origin.done;
-  slot.recorded_failed = slot.failed = origin.failed;
-  slot.refetched = origin.refetched;
-  SetBacklog(slot, origin.queued());
-  counts_.waiting += slot.backlog;
+  next_origin_id_ = origin.id + 1;
   counts_.done += origin.done;
   counts_.failed += origin.failed;
-  MaybeSchedule(index);
+  if (store_ && !store_->origin_names_indexed()) store_->StageOriginName(origin.origin, origin.id);
+  if (store_ && origin.queued() == 0) {
+    // Nothing due: it stays parked, only its status row is kept.
+    ++parked_;
+    v1::HostQueue row;
+    row.set_host(origin.origin);
+    row.set_done(origin.done);
+    row.set_failed(origin.failed);
+    if (origin.failed > 0) parked_failing_.Offer(row);
+    if (origin.done + origin.failed > 0) parked_busiest_.Offer(std::move(row));
+    return Status::Ok();
+  }
+  HostSlot& slot = LoadSlot(origin, /*restore=*/true);
+  counts_.waiting += slot.backlog;
+  MaybeSchedule(origin.id);
   return Status::Ok();
 }
 
+uint64_t CrawlScheduler::Admitted(std::string_view origin) {
+  const HostSlot* slot = FindSlot(origin);
+  return slot ? slot->next_seq - 1 - slot->refetched : 0;
+}
+
 void CrawlScheduler::RecordedFinal(uint32_t origin_index, UrlState state) {
-  if (origin_index >= slots_.size()) return;
-  HostSlot& slot = slots_[origin_index];
+  if (origin_index >= next_origin_id_) return;
+  HostSlot& slot = Slot(origin_index);
   if (state == UrlState::kDone) ++slot.recorded_done;
   if (state == UrlState::kFailed) ++slot.recorded_failed;
-  MarkDirty(slot, origin_index);
+  MarkDirty(slot);
 }
 
 bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
@@ -208,9 +338,7 @@ void CrawlScheduler::ClearHead(HostSlot& slot) {
   slot.requisites_ahead = 0;
 }
 
-namespace {
-
-v1::HostQueue HostRow(const HostSlot& slot) {
+v1::HostQueue CrawlScheduler::HostRow(const HostSlot& slot) {
   v1::HostQueue q;
   q.set_host(slot.origin);
   q.set_waiting(slot.waiting_total());
@@ -221,36 +349,54 @@ v1::HostQueue HostRow(const HostSlot& slot) {
   return q;
 }
 
-}  // namespace
+bool CrawlScheduler::FailingBefore(const OriginCounts& a, const OriginCounts& b) {
+  if ((a.done == 0) != (b.done == 0)) return a.done == 0;
+  return a.failed > b.failed;
+}
 
-std::vector<v1::HostQueue> CrawlScheduler::FailingOrigins(size_t limit) const {
-  std::vector<const HostSlot*> order;
-  for (const HostSlot& slot : slots_) {
-    if (slot.failed > 0) order.push_back(&slot);
+bool CrawlScheduler::BusiestBefore(const OriginCounts& a, const OriginCounts& b) {
+  return a.done + a.failed > b.done + b.failed;
+}
+
+bool CrawlScheduler::MostQueuedBefore(const OriginCounts& a, const OriginCounts& b) {
+  return a.waiting + a.in_flight > b.waiting + b.in_flight;
+}
+
+std::vector<v1::HostQueue> CrawlScheduler::BestOrigins(size_t limit, OriginOrder before, bool failing_only,
+                                                       const std::vector<v1::HostQueue>& parked) const {
+  // The best `limit` slots in RAM (rows built for those only: a crawl may
+  // hold millions), then the parked rows among them.
+  struct Ranked {
+    OriginCounts counts;
+    const HostSlot* slot;
+  };
+  std::vector<Ranked> order;
+  for (const auto& [id, slot] : slots_) {
+    if (failing_only && slot.failed == 0) continue;
+    order.push_back({{slot.waiting_total(), slot.in_flight, slot.done, slot.failed}, &slot});
   }
   const size_t n = std::min(limit, order.size());
   std::partial_sort(order.begin(), order.begin() + n, order.end(),
-                    [](const HostSlot* a, const HostSlot* b) {
-                      if ((a->done == 0) != (b->done == 0)) return a->done == 0;
-                      return a->failed > b->failed;
-                    });
+                    [&](const Ranked& a, const Ranked& b) { return before(a.counts, b.counts); });
   std::vector<v1::HostQueue> out;
-  for (size_t i = 0; i < n; ++i) out.push_back(HostRow(*order[i]));
+  for (size_t i = 0; i < n; ++i) out.push_back(HostRow(*order[i].slot));
+  out.insert(out.end(), parked.begin(), parked.end());
+  std::stable_sort(out.begin(), out.end(), [&](const v1::HostQueue& a, const v1::HostQueue& b) {
+    return before(OriginCounts::Of(a), OriginCounts::Of(b));
+  });
+  if (out.size() > limit) out.resize(limit);
   return out;
 }
 
+std::vector<v1::HostQueue> CrawlScheduler::FailingOrigins(size_t limit) const {
+  return BestOrigins(limit, FailingBefore, /*failing_only=*/true, parked_failing_.rows());
+}
+
 std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit, bool by_done) const {
-  std::vector<const HostSlot*> order;
-  for (const HostSlot& slot : slots_) order.push_back(&slot);
-  const size_t n = std::min(limit, order.size());
-  std::partial_sort(order.begin(), order.begin() + n, order.end(),
-                    [by_done](const HostSlot* a, const HostSlot* b) {
-                      if (by_done) return a->done + a->failed > b->done + b->failed;
-                      return a->waiting_total() + a->in_flight > b->waiting_total() + b->in_flight;
-                    });
-  std::vector<v1::HostQueue> out;
-  for (size_t i = 0; i < n; ++i) out.push_back(HostRow(*order[i]));
-  return out;
+  // Parked origins have nothing queued: by queue they come after every
+  // origin in RAM with anything, in the busiest's order.
+  return BestOrigins(limit, by_done ? BusiestBefore : MostQueuedBefore, /*failing_only=*/false,
+                     parked_busiest_.rows());
 }
 
 }  // namespace zcrawl::frontier

@@ -2,7 +2,10 @@
 // port), in the spirit of Mercator's back queues and Scrapy's download slots.
 // Politeness is data here, never a sleep in a fetch thread.
 //
-// Owned by CrawlScheduler; no synchronisation of its own.
+// Owned by CrawlScheduler, in RAM while the origin has anything due (an
+// origin with nothing waiting is parked in the store and loaded again by
+// name when a URL of it is admitted: crawl_scheduler.h); no
+// synchronisation of its own.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +27,8 @@ enum class RobotsState : uint8_t {
 };
 
 // Fields ordered largest first, the rarely set ones behind a pointer: one
-// per origin the crawl knows, in RAM (bench/RESULTS.md run AN: 328 bytes,
-// 392 with the deque's rounding, before).
+// per origin with something due, in RAM (bench/RESULTS.md run AN: 328
+// bytes, 392 with the deque's rounding, before).
 struct HostSlot {
   std::string origin;              // "https://example.com" or with ":port"
   // The head of this origin's queue, in RAM, breadth-first (admitted
@@ -65,11 +68,14 @@ struct HostSlot {
   // Requisites put at the front of `waiting` (CrawlScheduler::Enqueue
   // `soon`): new ones go behind them, so a page's come in page order.
   uint32_t requisites_ahead = 0;
+  uint32_t id = 0;                 // the origin's id in the store (its queue keys)
   uint32_t in_flight = 0;          // leased URLs of this origin
+  uint32_t retrying = 0;           // its URLs waiting in the retry heap
   uint32_t robots_attempts = 0;
   RobotsState robots_state = RobotsState::kNotNeeded;
   bool dirty = false;              // origin record changed since last staged
   bool in_ready_heap = false;      // at most one heap entry per slot
+  bool park_candidate = false;     // in CrawlScheduler's park candidates
 
   uint64_t waiting_total() const { return waiting.size() + backlog; }
   const std::string& LastFailure() const {

@@ -7,8 +7,9 @@
 //   a URL; enqueues and refills both, CrawlScheduler's
 //   max_head_bytes)
 //   known-URL cache (exact, two generations)                       5%
-//   per-origin state (CrawlScheduler::origin_bytes: a HostSlot,     5%
-//   its name twice, its robots rules; AdmissionLimits' counters)
+//   per-origin state (CrawlScheduler::origin_bytes: the HostSlot,   5%
+//   name and rules of each origin with something due; the per-domain
+//   counters of AdmissionLimits)
 //
 // The filter gets the most because it is what keeps a seen check of a new
 // URL off the disk. Its share holds the filter and, during a growth
@@ -22,15 +23,15 @@
 // at 1200 MB the filter stays at 256 MB (2.1 x 10^8 URLs at ~1%) and the
 // cache gets 284 MB more.
 //
-// The per-origin state grows with the origins a crawl knows (~295 B each
-// without robots rules, on the synthetic web: bench/RESULTS.md run AN):
-// past its share it is withheld from the known-URL cache
-// (Broker::BalanceMemory), the one part that can give RAM back
-// without losing anything (a known URL it drops costs a disk lookup). At
-// 1200 MB that covers ~210,000 origins from the share and ~1,200,000 more
-// from the cache; past that the budget cannot hold and the frontier says
-// so (a broad crawl of 10^7 hosts needs their state on disk: issue 17).
-// The leases in flight are outside it (bounded by the fetchers' credit).
+// The per-origin state grows with the origins that have something due
+// (~330 B each without robots rules; an origin with nothing due is parked
+// in the store and costs nothing: crawl_scheduler.h): past its share it is
+// withheld from the known-URL cache (Broker::BalanceMemory), the one part
+// that can give RAM back without losing anything (a known URL it drops
+// costs a disk lookup). At 1200 MB that covers ~190,000 such origins from
+// the share and ~1,100,000 more from the cache; past that the budget
+// cannot hold and the frontier says so. The leases in flight are outside
+// it (bounded by the fetchers' credit).
 //
 // The shares bound what each part counts; what the allocator hands out is
 // more (RocksDB charges a cached block less than it costs). HeapGovernor

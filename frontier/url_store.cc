@@ -205,7 +205,11 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
                                 "site prefix of format " + std::string(kFormat) + "). Finish that "
                                 "crawl with the older build, or start over with --fresh");
   }
-  if (!store->resumed_ && !options.read_only) store->SetMeta(kFormatMeta, kFormat);
+  if (!store->resumed_ && !options.read_only) {
+    store->SetMeta(kFormatMeta, kFormat);
+    store->SetMeta(kOriginNamesMeta, "1");
+  }
+  store->origin_names_indexed_ = !store->resumed_ || store->GetMeta(kOriginNamesMeta) == "1";
   return store;
 }
 
@@ -365,28 +369,77 @@ void UrlStore::StageOrigin(const StoredOrigin& origin) {
   Stage(kOrigins, false, OriginKey(origin.id), std::move(value));
 }
 
+namespace {
+
+// The inverse of StageOrigin's record; false when malformed.
+bool DecodeOrigin(std::string_view key, std::string_view value, StoredOrigin* origin) {
+  size_t offset = 0;
+  if (key.size() != 4 || !GetVarint(value, &offset, &origin->next_seq) ||
+      !GetVarint(value, &offset, &origin->done) || !GetVarint(value, &offset, &origin->failed) ||
+      origin->done + origin->failed >= origin->next_seq + 1) {
+    return false;
+  }
+  origin->refetched = 0;
+  if (offset < value.size() && value[offset] == '\0' &&
+      (!GetVarint(value, &++offset, &origin->refetched) || origin->refetched >= origin->next_seq)) {
+    return false;
+  }
+  origin->id = static_cast<uint32_t>(GetBigEndian(key, 0, 4));
+  origin->origin = std::string(value.substr(offset));
+  return true;
+}
+
+std::string OriginNameKey(std::string_view name) { return std::string(kOriginNamePrefix).append(name); }
+
+}  // namespace
+
 Status UrlStore::LoadOrigins(const std::function<void(StoredOrigin&&)>& visit) {
   if (Status settled = writer_ ? Settle() : Status::Ok(); !settled.ok()) return settled;  // reads see every write
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), families_[kOrigins]));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    const std::string_view key = it->key().ToStringView();
-    const std::string_view value = it->value().ToStringView();
     StoredOrigin origin;
-    size_t offset = 0;
-    if (key.size() != 4 || !GetVarint(value, &offset, &origin.next_seq) ||
-        !GetVarint(value, &offset, &origin.done) || !GetVarint(value, &offset, &origin.failed) ||
-        origin.done + origin.failed >= origin.next_seq + 1) {
+    if (!DecodeOrigin(it->key().ToStringView(), it->value().ToStringView(), &origin)) {
       return DataLossError(path_ + ": malformed origin record");
     }
-    if (offset < value.size() && value[offset] == '\0' &&
-        (!GetVarint(value, &++offset, &origin.refetched) || origin.refetched >= origin.next_seq)) {
-      return DataLossError(path_ + ": malformed origin record");
-    }
-    origin.id = static_cast<uint32_t>(GetBigEndian(key, 0, 4));
-    origin.origin = std::string(value.substr(offset));
     visit(std::move(origin));
   }
   return FromRocks(it->status(), "cannot read origins in " + path_);
+}
+
+Status UrlStore::GetOrigin(uint32_t origin_id, StoredOrigin* origin) {
+  std::string value;
+  const std::string key = OriginKey(origin_id);
+  const rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), families_[kOrigins], key, &value);
+  if (s.IsNotFound()) return NotFoundError("no origin " + std::to_string(origin_id) + " in " + path_);
+  if (!s.ok()) return FromRocks(s, "cannot read origin " + std::to_string(origin_id) + " in " + path_);
+  if (!DecodeOrigin(key, value, origin)) {
+    return DataLossError(path_ + ": malformed origin record " + std::to_string(origin_id));
+  }
+  return Status::Ok();
+}
+
+Status UrlStore::FindOrigin(std::string_view name, StoredOrigin* origin) {
+  std::string id;
+  const rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), families_[kMeta], OriginNameKey(name), &id);
+  if (s.IsNotFound()) return NotFoundError(std::string(name) + " is not in " + path_);
+  if (!s.ok()) return FromRocks(s, "cannot look up origin " + std::string(name) + " in " + path_);
+  if (id.size() != 4) return DataLossError(path_ + ": malformed origin id of " + std::string(name));
+  Status got = GetOrigin(static_cast<uint32_t>(GetBigEndian(id, 0, 4)), origin);
+  if (got.ok() && origin->origin != name) {
+    return DataLossError(path_ + ": the origin id of " + std::string(name) + " names " + origin->origin);
+  }
+  // An id without its record: the index is damaged, not the origin unknown.
+  if (got.code() == StatusCode::kNotFound) return DataLossError(got.message());
+  return got;
+}
+
+void UrlStore::MarkOriginNamesIndexed() {
+  SetMeta(kOriginNamesMeta, "1");
+  origin_names_indexed_ = true;
+}
+
+void UrlStore::StageOriginName(std::string_view name, uint32_t origin_id) {
+  Stage(kMeta, false, OriginNameKey(name), OriginKey(origin_id));
 }
 
 void UrlStore::SetMeta(const std::string& key, const std::string& value) {

@@ -186,6 +186,18 @@ class UrlStore {
   void StageOrigin(const StoredOrigin& origin);
   // Every origin, in id order.
   Status LoadOrigins(const std::function<void(StoredOrigin&&)>& visit);
+  // An origin's record by id, or by name through the name index (the meta
+  // family's "origin-id/" + name -> id, staged with StageOriginName):
+  // point reads of written records (staged ones are not seen), for the
+  // scheduler's parked origins. NotFound when there is none.
+  Status GetOrigin(uint32_t origin_id, StoredOrigin* origin);
+  Status FindOrigin(std::string_view name, StoredOrigin* origin);
+  void StageOriginName(std::string_view name, uint32_t origin_id);
+  // Whether every origin's name is in the index: true for a state created
+  // since the index exists. A resumed older state gets its names staged by
+  // the restore (Broker::LoadState), which then calls MarkOriginNamesIndexed.
+  bool origin_names_indexed() const { return origin_names_indexed_; }
+  void MarkOriginNamesIndexed();
 
   // --- meta ---
   void SetMeta(const std::string& key, const std::string& value);
@@ -252,6 +264,7 @@ class UrlStore {
   std::string path_;
   bool temporary_ = false;
   bool resumed_ = false;
+  bool origin_names_indexed_ = false;
   std::shared_ptr<rocksdb::Cache> cache_;
   uint64_t cache_bytes_ = 0;         // the cache's capacity as opened
   uint64_t write_buffer_bytes_ = 0;  // the memtables' bound, charged to it

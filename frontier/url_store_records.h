@@ -48,6 +48,11 @@ inline uint64_t SeenKeyFingerprint(std::string_view key) { return GetBigEndian(k
 // (or with another value) was written by an older build.
 inline constexpr const char* kFormatMeta = "format";
 inline constexpr const char* kFormat = "site-keys-1";
+// The meta entries of the origin name index (UrlStore::FindOrigin), and the
+// meta entry saying the state has one for every origin (states written
+// before it do not: the scheduler adds them when it resumes one).
+inline constexpr const char* kOriginNamePrefix = "origin-id/";
+inline constexpr const char* kOriginNamesMeta = "origin-names";
 inline std::string OriginKey(uint32_t origin_id) {
   std::string key;
   PutBigEndian(key, origin_id, 4);

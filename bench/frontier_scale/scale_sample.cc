@@ -40,7 +40,7 @@ void WriteCsvHeader(FILE* csv) {
           "disk_bytes_per_url,cpu_s,rss_bytes_per_url,links_reported_per_s,duplicate_share,waiting,leased,"
           "origins,frontier_cores,seen_disk_lookups_per_s,store_disk_bytes,bench_cpu_s,filter_mb,"
           "known_cache_mb,known_cache_max_mb,store_memory_mb,queued_in_ram,queue_head_mb,origin_state_mb,"
-          "heap_allocated_mb,heap_resident_mb,seen_cache_hits_per_s\n");
+          "heap_allocated_mb,heap_resident_mb,seen_cache_hits_per_s,origins_parked\n");
 }
 
 void WriteCsvRow(FILE* csv, const SampleRates& row, const ScaleSample& s) {
@@ -48,7 +48,7 @@ void WriteCsvRow(FILE* csv, const SampleRates& row, const ScaleSample& s) {
   fprintf(
       csv,
       "%.1f,%.0f,%.0f,%.0f,%.0f,%.1f,%.1f,%llu,%.2f,%.2f,%.1f,%.0f,%.4f,%.0f,%.0f,%.0f,%.2f,%.0f,%.0f,%.2f,"
-      "%.1f,%.1f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f\n",
+      "%.1f,%.1f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.0f\n",
       row.elapsed_s, row.known_urls, row.seen_checks_per_s, row.new_urls_per_s, row.leases_per_s,
       s.memory.rss_bytes / 1048576.0, s.memory.hwm_bytes / 1048576.0,
       static_cast<unsigned long long>(s.disk_bytes), s.disk_bytes / known, s.cpu_s,
@@ -60,7 +60,7 @@ void WriteCsvRow(FILE* csv, const SampleRates& row, const ScaleSample& s) {
       s.Get("zcrawl_frontier_store_memory_bytes") / 1048576.0, s.Get("zcrawl_frontier_queued_in_ram"),
       s.Get("zcrawl_frontier_queue_head_bytes") / 1048576.0, s.Get("zcrawl_frontier_origin_state_bytes") / 1048576.0,
       s.Get("zcrawl_frontier_heap_allocated_bytes") / 1048576.0, s.Get("zcrawl_frontier_heap_resident_bytes") / 1048576.0,
-      row.seen_cache_hits_per_s);
+      row.seen_cache_hits_per_s, s.Get("zcrawl_frontier_origins_parked"));
   fflush(csv);
 }
 

@@ -5,8 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -86,9 +89,42 @@ std::string SourceDir() {
 #endif
 }
 
+namespace {
+
+// The folders MakeTempDir made, removed when the test program ends with
+// every test passed (a run of the suite made ~9 GB of them otherwise); a
+// failure keeps them to look at, and so does ZCRAWL_KEEP_TEST_DIRS=1. Only
+// the process that made them removes them: a forked child's exit does not.
+class TempDirs {
+ public:
+  void Add(const std::string& dir) {
+    std::lock_guard lock(mutex_);
+    dirs_.push_back(dir);
+  }
+  ~TempDirs() {
+    if (getpid() != owner_ || std::getenv("ZCRAWL_KEEP_TEST_DIRS") != nullptr) return;
+    if (!::testing::UnitTest::GetInstance()->Passed()) return;
+    for (const auto& dir : dirs_) {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  }
+
+ private:
+  const pid_t owner_ = getpid();
+  std::mutex mutex_;
+  std::vector<std::string> dirs_;
+};
+
+}  // namespace
+
 std::string MakeTempDir(const std::string& name) {
+  // Made after gtest's UnitTest, so destroyed before it.
+  ::testing::UnitTest::GetInstance();
+  static TempDirs made;
   std::string base = std::filesystem::temp_directory_path() / ("zcrawl-test-" + name + "-XXXXXX");
   if (!mkdtemp(base.data())) throw std::runtime_error("mkdtemp failed");
+  made.Add(base);
   return base;
 }
 

@@ -41,7 +41,8 @@ class TestProcess {
 std::string BinDir();
 // The repository root (for ./run).
 std::string SourceDir();
-// A fresh empty directory for one test.
+// A fresh empty directory for one test, removed at exit if every test
+// passed (ZCRAWL_KEEP_TEST_DIRS=1 keeps it).
 std::string MakeTempDir(const std::string& name);
 // Whole file, or "" if missing.
 std::string ReadFile(const std::string& path);

@@ -1,0 +1,298 @@
+// Parking (crawl_scheduler.h): an origin with nothing due leaves RAM for
+// the store and comes back exact (its counts, robots rules, crawl delay,
+// per-host count and status row) when a URL of it is admitted, in the same
+// run and after a resume.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "frontier/crawl_scheduler.h"
+#include "tests/support/test_process.h"
+
+namespace zcrawl::frontier {
+namespace {
+
+v1::FetchReport Report(const v1::WorkItem& item, uint32_t http = 200) {
+  v1::FetchReport r;
+  r.set_lease_id(item.lease_id());
+  r.set_url(item.url());
+  r.set_status(v1::FETCH_STATUS_OK);
+  r.set_http_status(http);
+  return r;
+}
+
+std::unique_ptr<UrlStore> OpenStore(const std::string& dir) {
+  UrlStoreOptions options;
+  options.dir = dir;
+  auto store = UrlStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+SchedulerOptions Options() {
+  SchedulerOptions o;
+  o.delay_ms = 0;
+  o.per_host = 4;
+  o.obey_robots = true;
+  return o;
+}
+
+std::string Origin(int h) { return "http://host-" + std::to_string(h) + ".test"; }
+
+constexpr const char* kRobots = "User-agent: *\nDisallow: /private\nCrawl-delay: 5\n";
+
+// Leases everything due and answers it as a fetcher and the broker would:
+// robots.txt with kRobots, /gone with a 404, the rest with a 200; each
+// final state recorded in the store (Broker::RecordFinal). Returns the URLs
+// leased, robots.txt included.
+std::vector<std::string> FetchAllDue(CrawlScheduler& s, UrlStore& store) {
+  std::vector<std::string> urls;
+  for (auto items = s.Lease("f", 100); !items.empty(); items = s.Lease("f", 100)) {
+    for (const auto& item : items) {
+      urls.push_back(item.url());
+      v1::FetchReport report = Report(item, item.url().ends_with("/gone") ? 404 : 200);
+      if (item.robots_only()) report.set_robots_txt(kRobots);
+      const Completion c = s.Complete("f", report);
+      if (c.final_state != UrlState::kWaiting) {
+        store.StageDequeued(c.origin_index, c.seq);
+        s.RecordedFinal(c.origin_index, c.final_state);
+      }
+    }
+  }
+  return urls;
+}
+
+// The broker's commits: stage, write, again until the writes are settled.
+void Commit(CrawlScheduler& s, UrlStore& store, int times = 3) {
+  for (int i = 0; i < times; ++i) {
+    s.StageDirtyOrigins();
+    ASSERT_TRUE(store.Flush().ok());
+  }
+}
+
+// 500 origins, each with a page and a page that is gone, crawled out.
+void CrawlOut(CrawlScheduler& s, UrlStore& store, FakeClock& clock) {
+  for (int h = 0; h < 500; ++h) {
+    s.Enqueue(Origin(h) + "/", Origin(h), 0);
+    s.Enqueue(Origin(h) + "/gone", Origin(h), 1);
+  }
+  // The crawl delay spaces each origin's two pages by 5 s.
+  for (int round = 0; round < 4; ++round) {
+    FetchAllDue(s, store);
+    clock.Advance(5000);
+  }
+  ASSERT_TRUE(s.Drained());
+}
+
+TEST(OriginParkingTest, OriginsWithNothingDueLeaveRamOnceTheStoreHoldsThem) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_leave"));
+  ASSERT_TRUE(store);
+  CrawlScheduler s(Options(), clock, store.get());
+  CrawlOut(s, *store, clock);
+  const uint64_t before = s.origin_bytes();
+  EXPECT_EQ(s.active_origins(), 500u);
+  EXPECT_GT(before, 500u * 200) << "each origin's slot, name and rules";
+  EXPECT_EQ(s.parked_origins(), 0u) << "nothing parks before its record is written";
+  Commit(s, *store);
+  EXPECT_EQ(s.parked_origins(), 500u);
+  EXPECT_EQ(s.active_origins(), 0u);
+  EXPECT_EQ(s.origin_count(), 500u);
+  EXPECT_EQ(s.origin_bytes(), 0u) << "a parked origin costs no RAM";
+  EXPECT_EQ(s.counts().done, 500u);
+  EXPECT_EQ(s.counts().failed, 500u);
+  // The status still names the busiest and failing origins.
+  const auto busiest = s.TopOrigins(5, /*by_done=*/true);
+  ASSERT_EQ(busiest.size(), 5u);
+  EXPECT_EQ(busiest[0].done(), 1u);
+  EXPECT_EQ(busiest[0].failed(), 1u);
+  const auto failing = s.FailingOrigins(10);
+  ASSERT_EQ(failing.size(), 10u);
+  EXPECT_EQ(failing[0].last_failure(), "http_404");
+}
+
+TEST(OriginParkingTest, AParkedOriginComesBackWithItsCountsRulesAndCrawlDelay) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_back"));
+  ASSERT_TRUE(store);
+  CrawlScheduler s(Options(), clock, store.get());
+  CrawlOut(s, *store, clock);
+  Commit(s, *store);
+  ASSERT_EQ(s.parked_origins(), 500u);
+  // The per-host cap's count loads it: two URLs were admitted for it.
+  EXPECT_EQ(s.Admitted(Origin(7)), 2u);
+  EXPECT_EQ(s.unparked(), 1u);
+  EXPECT_EQ(s.parked_origins(), 499u);
+  EXPECT_EQ(s.Admitted("http://never-seen.test"), 0u);
+  EXPECT_EQ(s.origin_count(), 500u) << "an unknown origin is not created by asking";
+  s.Enqueue(Origin(7) + "/private/x", Origin(7), 1);
+  s.Enqueue(Origin(7) + "/a", Origin(7), 1);
+  s.Enqueue(Origin(7) + "/b", Origin(7), 1);
+  EXPECT_EQ(s.origin_count(), 500u) << "the same origin, not a new one";
+  // Its rules came back with it: no robots.txt lease, /private refused.
+  auto items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 1u) << "the crawl delay holds the second";
+  EXPECT_FALSE(items[0].robots_only());
+  EXPECT_EQ(items[0].url(), Origin(7) + "/a");
+  EXPECT_EQ(s.failure_reasons().at("robots_disallowed"), 1u);
+  s.Complete("f", Report(items[0]));
+  clock.Advance(4999);
+  EXPECT_TRUE(s.Lease("f", 10).empty()) << "Crawl-delay: 5 still applies";
+  clock.Advance(1);
+  items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].url(), Origin(7) + "/b");
+  // Its counts carried on from the stored record.
+  const auto top = s.TopOrigins(1, /*by_done=*/true);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].host(), Origin(7));
+  EXPECT_EQ(top[0].done(), 2u);
+  EXPECT_EQ(top[0].failed(), 2u);
+  // Loaded for its count only (a cap then refuses the URL), an origin
+  // parks again at the next commit.
+  EXPECT_EQ(s.Admitted(Origin(8)), 2u);
+  const uint64_t parked = s.parked_origins();
+  Commit(s, *store, 1);
+  EXPECT_EQ(s.parked_origins(), parked + 1);
+  EXPECT_EQ(s.active_origins(), 1u) << Origin(7) << " has a URL in flight";
+  EXPECT_EQ(s.origin_errors(), 0u);
+}
+
+// One URL of http://a.test leased and fetched, its final state not
+// recorded yet.
+Completion FetchOne(CrawlScheduler& s) {
+  s.Enqueue("http://a.test/", "http://a.test", 0);
+  auto items = s.Lease("f", 10);
+  EXPECT_EQ(items.size(), 1u);
+  return items.empty() ? Completion{} : s.Complete("f", Report(items[0]));
+}
+
+TEST(OriginParkingTest, AnOriginWaitsInRamForItsLateFinalStates) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_late_final"));
+  ASSERT_TRUE(store);
+  SchedulerOptions o = Options();
+  o.obey_robots = false;
+  CrawlScheduler s(o, clock, store.get());
+  const Completion c = FetchOne(s);
+  // Done in RAM, its final state not recorded yet (the broker records it
+  // once the page's links are admitted): its record still counts the URL
+  // queued, so it stays.
+  Commit(s, *store);
+  EXPECT_EQ(s.parked_origins(), 0u);
+  store->StageDequeued(c.origin_index, c.seq);
+  s.RecordedFinal(c.origin_index, c.final_state);
+  Commit(s, *store);
+  EXPECT_EQ(s.parked_origins(), 1u);
+  // It comes back with nothing queued.
+  s.Enqueue("http://a.test/2", "http://a.test", 1);
+  EXPECT_EQ(s.counts().waiting, 1u);
+  auto items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].url(), "http://a.test/2");
+  EXPECT_EQ(s.queue_errors(), 0u);
+}
+
+TEST(OriginParkingTest, AnOriginWaitsInRamForItsPolitenessTime) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_politeness"));
+  ASSERT_TRUE(store);
+  SchedulerOptions o = Options();
+  o.obey_robots = false;
+  o.delay_ms = 10000;
+  CrawlScheduler s(o, clock, store.get());
+  const Completion c = FetchOne(s);
+  store->StageDequeued(c.origin_index, c.seq);
+  s.RecordedFinal(c.origin_index, c.final_state);
+  // Recorded and written, but its next request may not start for 10 s: a
+  // URL admitted now must still wait for it, so the slot keeps the time.
+  Commit(s, *store);
+  EXPECT_EQ(s.parked_origins(), 0u);
+  clock.Advance(10000);
+  Commit(s, *store, 1);
+  EXPECT_EQ(s.parked_origins(), 1u);
+  EXPECT_EQ(s.active_origins(), 0u);
+}
+
+TEST(OriginParkingTest, AResumedCrawlKeepsIdleOriginsParkedAndFindsThemByName) {
+  FakeClock clock;
+  const std::string dir = zcrawl::testing::MakeTempDir("parking_resume");
+  {
+    auto store = OpenStore(dir);
+    ASSERT_TRUE(store);
+    CrawlScheduler s(Options(), clock, store.get());
+    CrawlOut(s, *store, clock);
+    s.Enqueue(Origin(3) + "/later", Origin(3), 1);  // still queued at the stop
+    Commit(s, *store);
+    ASSERT_EQ(s.parked_origins(), 499u);
+  }
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  CrawlScheduler s(Options(), clock, store.get());
+  ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& origin) { ASSERT_TRUE(s.RestoreOrigin(origin).ok()); }).ok());
+  EXPECT_EQ(s.origin_count(), 500u);
+  EXPECT_EQ(s.active_origins(), 1u) << "only the origin with a URL queued";
+  EXPECT_EQ(s.parked_origins(), 499u);
+  EXPECT_EQ(s.counts().waiting, 1u);
+  EXPECT_EQ(s.FailingOrigins(10).size(), 10u) << "restored parked origins keep a status row";
+  EXPECT_EQ(s.Admitted(Origin(400)), 2u);
+  s.Enqueue(Origin(400) + "/new", Origin(400), 1);
+  EXPECT_EQ(s.origin_count(), 500u);
+  // An earlier run's rules are not trusted: robots.txt first.
+  std::vector<std::string> urls = FetchAllDue(s, *store);
+  EXPECT_EQ(urls.size(), 4u);
+  EXPECT_NE(std::find(urls.begin(), urls.end(), Origin(400) + "/robots.txt"), urls.end());
+  EXPECT_NE(std::find(urls.begin(), urls.end(), Origin(400) + "/new"), urls.end());
+  EXPECT_NE(std::find(urls.begin(), urls.end(), Origin(3) + "/later"), urls.end());
+}
+
+TEST(OriginParkingTest, AStateWithoutTheNameIndexGetsOneWhenResumed) {
+  FakeClock clock;
+  const std::string dir = zcrawl::testing::MakeTempDir("parking_old_state");
+  {
+    // An older build's state: origin records, no name entries, no flag.
+    auto store = OpenStore(dir);
+    ASSERT_TRUE(store);
+    store->SetMeta("created_at_ms", "1");
+    store->EraseMeta("origin-names");
+    for (uint32_t id = 0; id < 3; ++id) {
+      store->StageOrigin(StoredOrigin{id, Origin(static_cast<int>(id)), /*next_seq=*/2, /*done=*/1, 0, 0});
+    }
+    ASSERT_TRUE(store->Flush().ok());
+  }
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  ASSERT_FALSE(store->origin_names_indexed());
+  CrawlScheduler s(Options(), clock, store.get());
+  ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& origin) { ASSERT_TRUE(s.RestoreOrigin(origin).ok()); }).ok());
+  StoredOrigin found;
+  EXPECT_EQ(store->FindOrigin(Origin(1), &found).code(), StatusCode::kNotFound) << "staged, not written yet";
+  store->MarkOriginNamesIndexed();  // as Broker::LoadState does
+  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_TRUE(store->FindOrigin(Origin(1), &found).ok());
+  EXPECT_EQ(found.id, 1u);
+  EXPECT_EQ(s.Admitted(Origin(2)), 1u);
+  EXPECT_EQ(s.origin_count(), 3u);
+  store.reset();
+  EXPECT_TRUE(OpenStore(dir)->origin_names_indexed());
+}
+
+TEST(OriginParkingTest, ADamagedNameIndexIsReportedNotTrusted) {
+  const std::string dir = zcrawl::testing::MakeTempDir("parking_damaged");
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  store->StageOrigin(StoredOrigin{0, "http://a.test", 1, 0, 0, 0});
+  store->StageOriginName("http://a.test", 0);
+  store->StageOriginName("http://b.test", 0);  // names another origin's id
+  store->StageOriginName("http://c.test", 9);  // an id without a record
+  ASSERT_TRUE(store->Flush().ok());
+  StoredOrigin found;
+  EXPECT_TRUE(store->FindOrigin("http://a.test", &found).ok());
+  EXPECT_EQ(store->FindOrigin("http://b.test", &found).code(), StatusCode::kDataLoss);
+  EXPECT_EQ(store->FindOrigin("http://c.test", &found).code(), StatusCode::kDataLoss);
+  EXPECT_EQ(store->FindOrigin("http://d.test", &found).code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier
