@@ -184,6 +184,8 @@ void Broker::PublishMetrics() {
   AppendMetric(out, "zcrawl_frontier_state_write_errors_total", "counter", "Failed writes of the crawl state", state_write_errors_);
   AppendMetric(out, "zcrawl_frontier_origins", "gauge", "Origins the crawl knows (politeness slots)", scheduler_->origin_count());
   AppendMetric(out, "zcrawl_frontier_origins_parked", "gauge", "Origins with nothing due, held in the store only", scheduler_->parked_origins());
+  AppendMetric(out, "zcrawl_frontier_origins_in_line", "gauge", "Parked origins with URLs queued, waiting for room in RAM (some stale: loaded since)", scheduler_->origins_in_line());
+  AppendMetric(out, "zcrawl_frontier_origin_yields_total", "counter", "Origins that parked with URLs left, their turn over", scheduler_->yields());
   AppendMetric(out, "zcrawl_frontier_origins_unparked_total", "counter", "Parked origins loaded back from the store (a URL admitted or a final state recorded for one)", scheduler_->unparked());
   AppendMetric(out, "zcrawl_frontier_origin_errors_total", "counter", "Reads of a parked origin that failed (logged)", scheduler_->origin_errors());
   AppendMetric(out, "zcrawl_frontier_links_reported_total", "counter", "Links reported by fetchers", counters_.links_reported);

@@ -27,6 +27,7 @@ SchedulerOptions ToSchedulerOptions(const FrontierOptions& o) {
   s.retries = o.retries;
   s.retry_base_ms = o.retry_base_ms;
   s.max_head_bytes = MemoryBudget::ForMb(o.memory_mb).head_bytes;
+  s.max_active_origins = MemoryBudget::ForMb(o.memory_mb).active_origins;
   s.recrawl = !o.recrawl_list.empty() || o.continuous;
   s.report_validators = o.continuous;
   return s;

@@ -97,6 +97,9 @@ CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock, Url
 
 bool CrawlScheduler::HasWork(const HostSlot& slot) const {
   if (slot.in_flight >= options_.per_host) return false;
+  // A yielding origin leases what it has in RAM (a retry, a robots.txt
+  // being asked again), no more: the rest waits for its next turn.
+  if (slot.yielding && slot.waiting.empty() && !RobotsRetrying(slot)) return false;
   switch (slot.robots_state) {
     case RobotsState::kNeeded: return slot.waiting_total() > 0;
     case RobotsState::kFetching: return false;
@@ -129,7 +132,8 @@ void CrawlScheduler::Enqueue(std::string url, std::string_view origin, uint32_t 
   if (store_) {
     store_->StageQueued(index, slot.origin,
                         QueuedUrl{record.seq, record.url, depth, attempts, redirect_hops, embed_hops});
-    if (!soon && (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin || HeadsFull())) {
+    if (!soon && (slot.backlog > 0 || slot.waiting.size() >= options_.head_per_origin || HeadsFull() ||
+                  slot.yielding)) {
       SetBacklog(slot, slot.backlog + 1);  // waits on disk, behind what is there already
       MaybeSchedule(index);
       return;
@@ -160,6 +164,7 @@ void CrawlScheduler::EnqueueRefetch(std::string url, std::string_view origin, ui
 std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint32_t max) {
   std::vector<v1::WorkItem> out;
   PromoteDueRetries();
+  LoadWaitingOrigins();
   const int64_t now = clock_.NowMs();
   while (out.size() < max && !ready_heap_.empty()) {
     const HeapEntry top = ready_heap_.top();
@@ -170,6 +175,14 @@ std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint
     if (!HasWork(slot)) continue;
     if (slot.next_fetch_ms > now) {  // the delay grew since it was queued
       MaybeSchedule(top.slot);
+      continue;
+    }
+    if (slot.waiting.empty() && slot.backlog > 0 && slot.refilled && MustYield() && !RobotsRetrying(slot)) {
+      // Its head ran dry, after a refill at least, while others wait for
+      // a turn: it parks instead of refilling, once nothing of it is in
+      // flight.
+      slot.yielding = true;
+      AddParkCandidate(slot, store_->settled_when_staged_is_written());
       continue;
     }
     if (LeaseFromSlot(top.slot, fetcher, out)) {
@@ -200,7 +213,7 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
     // Skip (and fail) URLs that robots.txt forbids without spending the
     // politeness slot on them.
     bool found = false;
-    while (!found && EnsureHead(slot, slot_index)) {
+    while (!found && (slot.yielding ? !slot.waiting.empty() : EnsureHead(slot, slot_index))) {
       UrlRecord front = PopHead(slot, slot_index);
       --counts_.waiting;
       if (slot.robots && !slot.robots->IsAllowed(PathAndQuery(front.url))) {
@@ -551,6 +564,8 @@ int64_t CrawlScheduler::NextEventMs() const {
 int64_t CrawlScheduler::NextReadyMs() const {
   int64_t next = INT64_MAX;
   if (!ready_heap_.empty()) next = std::min(next, ready_heap_.top().ready_ms);
+  // Origins in line and room in RAM: the next Lease loads them.
+  if (!parked_waiting_.empty() && slots_.size() < options_.max_active_origins) next = std::min(next, clock_.NowMs());
   if (!retry_heap_.empty()) next = std::min(next, retry_heap_.top().ready_ms);
   return next;
 }

@@ -19,20 +19,29 @@
 // a head runs dry, in admission order.
 // Without one (unit tests) the whole queue is in RAM.
 //
-// Parking: an origin with nothing due (nothing waiting in RAM or on disk,
-// nothing leased or waiting for a retry, its politeness time passed) leaves
-// RAM once its record and robots rules are written: the store holds its
-// counters (`origins` family), its rules, and its name -> id (UrlStore::
-// FindOrigin). A URL admitted for it, or a final state recorded late for
-// it, loads it again (a point read or two). A broad crawl knows 10^7 hosts
-// and most have nothing left to fetch: they cost no RAM. Without a store
-// nothing parks.
+// Parking: an origin with nothing in RAM but its slot (nothing in its
+// head, leased, waiting for a retry; every final state recorded; its
+// politeness time passed) leaves RAM once its record and robots rules are
+// written: the store holds its counters (`origins` family), its rules, and
+// its name -> id (UrlStore::FindOrigin). Two kinds park:
+//   - idle: nothing queued on disk either. A URL admitted for it, or a
+//     final state recorded late for it, loads it again (a point read or
+//     two). A broad crawl's finished hosts cost no RAM.
+//   - waiting its turn: URLs on disk, but RAM holds `max_active_origins`
+//     origins and others are waiting. Like Heritrix's inactive queues: an
+//     origin whose head runs dry while origins wait (or past the bound)
+//     yields instead of refilling, parks once nothing of it is in flight,
+//     and goes to the back of the line (`parked_waiting_`: its id, 4 bytes);
+//     the front of the line is loaded whenever RAM has room. A broad crawl
+//     of 10^7 hosts with URLs queued holds the slots of the bound only.
+// Without a store nothing parks.
 //
 // Claiming is decided here, in memory, by the frontier's one broker thread;
 // nothing else reads or writes it, so it has no locks (not thread-safe).
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -79,6 +88,10 @@ struct SchedulerOptions {
   uint32_t head_per_origin = 64;
   uint64_t max_loaded = UINT64_MAX;
   uint64_t max_head_bytes = UINT64_MAX;
+  // Origins with URLs queued that may be in RAM at once (with a store);
+  // the others wait their turn parked. The frontier derives it from its
+  // memory budget (Broker: ActiveOriginsFor).
+  uint64_t max_active_origins = UINT64_MAX;
 };
 
 // The block jemalloc hands out for `bytes`: 16-byte steps to 128, then four
@@ -216,10 +229,15 @@ class CrawlScheduler {
   // Origins with failed URLs, those that fetched nothing first, then by
   // failures; each with its last_failure.
   std::vector<v1::HostQueue> FailingOrigins(size_t limit) const;
-  // Every origin the crawl knows; those in RAM; those parked in the store.
+  // Every origin the crawl knows; those in RAM; those parked in the store
+  // (idle or waiting their turn); those waiting their turn (ids in line,
+  // some stale: loaded since by a URL of theirs).
   size_t origin_count() const { return next_origin_id_; }
   size_t active_origins() const { return slots_.size(); }
   uint64_t parked_origins() const { return parked_; }
+  uint64_t origins_in_line() const { return parked_waiting_.size(); }
+  // Turns given up by origins with URLs left (yields).
+  uint64_t yields() const { return yields_; }
   // Origins loaded back from the store, and reads of a parked origin that
   // failed (each logged).
   uint64_t unparked() const { return unparked_; }
@@ -229,7 +247,9 @@ class CrawlScheduler {
   uint64_t head_bytes() const { return head_bytes_; }
   // RAM the slots of the origins in RAM hold (memory_budget.h: what is
   // past its share is withheld from the known-URL cache).
-  uint64_t origin_bytes() const { return slots_.size() * kSlotBytes + slot_heap_bytes_; }
+  uint64_t origin_bytes() const {
+    return slots_.size() * kSlotBytes + slot_heap_bytes_ + parked_waiting_.size() * sizeof(uint32_t);
+  }
   uint64_t refills() const { return refills_; }
   uint64_t backlogged_origins() const { return backlogged_origins_; }
   uint64_t queue_errors() const { return queue_errors_; }
@@ -274,14 +294,32 @@ class CrawlScheduler {
   // A slot from a stored record: a parked origin, or (`restore`) one of a
   // resumed crawl, whose robots rules are an earlier run's.
   HostSlot& LoadSlot(const StoredOrigin& record, bool restore);
-  // Nothing due and nothing that would bring it back soon (the parking rule
+  // Nothing of it in RAM but its slot, its record exact (the parking rule
   // above, less the conditions that pass by themselves: a write landing,
-  // the politeness time, a stale heap entry).
-  bool Idle(const HostSlot& slot) const;
+  // the politeness time, a heap entry).
+  bool Quiet(const HostSlot& slot) const;
+  // Quiet, and idle or yielding.
+  bool Parkable(const HostSlot& slot) const {
+    return Quiet(slot) && (slot.backlog == 0 || slot.yielding);
+  }
+  // RAM holds more origins than the bound, or as many while others wait.
+  bool MustYield() const {
+    return slots_.size() > options_.max_active_origins ||
+           (!parked_waiting_.empty() && slots_.size() >= options_.max_active_origins);
+  }
+  // A robots.txt asked again after a failure (its attempts are in RAM
+  // only: such an origin neither parks nor yields).
+  static bool RobotsRetrying(const HostSlot& slot) {
+    return slot.robots_state == RobotsState::kNeeded && slot.robots_attempts > 0;
+  }
+  // Loads origins from the front of the line while RAM has room.
+  void LoadWaitingOrigins();
   // `written_at`: the settled batches at which the store holds its record.
   void AddParkCandidate(HostSlot& slot, uint64_t written_at);
   // LoadSlot of a parked origin.
   HostSlot& Unpark(const StoredOrigin& record);
+  // Its durable record, as staged.
+  static StoredOrigin RecordOf(const HostSlot& slot);
   void ParkCandidates();
   void Park(HostSlot& slot);
   bool HasWork(const HostSlot& slot) const;
@@ -376,6 +414,9 @@ class CrawlScheduler {
   uint32_t next_origin_id_ = 0;
   uint64_t parked_ = 0;
   uint64_t unparked_ = 0;
+  uint64_t yields_ = 0;
+  // Parked origins with URLs queued, in the order they parked.
+  std::deque<uint32_t> parked_waiting_;
   uint64_t origin_errors_ = 0;
   // Origins with nothing due, waiting for their record to be written (the
   // store write at which it is), their politeness time or their rules'

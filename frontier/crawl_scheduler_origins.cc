@@ -57,13 +57,25 @@ HostSlot* CrawlScheduler::FindSlot(std::string_view origin) {
   return &Unpark(record);
 }
 
+void CrawlScheduler::LoadWaitingOrigins() {
+  while (!parked_waiting_.empty() && slots_.size() < options_.max_active_origins) {
+    const uint32_t id = parked_waiting_.front();
+    parked_waiting_.pop_front();
+    if (slots_.count(id)) continue;  // loaded meanwhile by a URL of its own
+    Slot(id).yielding = false;  // its turn
+    MaybeSchedule(id);
+  }
+}
+
 HostSlot& CrawlScheduler::Unpark(const StoredOrigin& record) {
   --parked_;
   ++unparked_;
   HostSlot& slot = LoadSlot(record, /*restore=*/false);
-  // Loaded for a count or a late final state, it may get nothing to do: a
-  // candidate at once (its record is written), parked again at the next
-  // commit unless it did.
+  // Loaded for a count, a URL or a late final state, not for its turn:
+  // past the bound it takes its URLs to disk and parks again (the line
+  // gives it its turn). Idle, it parks again at the next commit unless it
+  // got something to do.
+  slot.yielding = MustYield();
   AddParkCandidate(slot, /*written_at=*/0);
   return slot;
 }
@@ -73,6 +85,9 @@ uint32_t CrawlScheduler::SlotFor(std::string_view origin) {
   const uint32_t id = next_origin_id_++;
   HostSlot& slot = NewSlot(id, origin);
   if (store_) store_->StageOriginName(origin, id);
+  // Past the bound a new origin queues its URLs on disk and takes its turn
+  // in line, once its record is written.
+  slot.yielding = store_ && MustYield();
   MarkDirty(slot);
   return id;
 }
@@ -95,6 +110,9 @@ HostSlot& CrawlScheduler::LoadSlot(const StoredOrigin& record, bool restore) {
   slot.recorded_failed = slot.failed = record.failed;
   slot.refetched = record.refetched;
   SetBacklog(slot, record.queued());
+  // A resume reads its queue from the start: what was leased at the crash
+  // is before the hint and waiting again.
+  if (!restore) slot.loaded_seq = record.loaded_seq;
   // Rules an earlier run learned are not taken (a run's learning is told
   // by its token): a resumed crawl asks robots.txt again.
   if (!restore && slot.robots_state == RobotsState::kNeeded) ReadStoredRobots(slot, std::nullopt);
@@ -103,6 +121,17 @@ HostSlot& CrawlScheduler::LoadSlot(const StoredOrigin& record, bool restore) {
     ChangeSlot(slot, [&] { slot.SetLastFailure(row->last_failure()); });
   }
   return slot;
+}
+
+StoredOrigin CrawlScheduler::RecordOf(const HostSlot& slot) {
+  StoredOrigin record;
+  record.id = slot.id;
+  record.origin = slot.origin;
+  record.next_seq = slot.next_seq;
+  record.done = slot.recorded_done;
+  record.failed = slot.recorded_failed;
+  record.refetched = slot.refetched;
+  return record;
 }
 
 void CrawlScheduler::MarkDirty(HostSlot& slot) {
@@ -116,15 +145,8 @@ void CrawlScheduler::StageDirtyOrigins() {
     HostSlot& slot = Slot(id);  // a dirty slot never parks
     slot.dirty = false;
     if (!store_ || slot.origin.empty()) continue;
-    StoredOrigin record;
-    record.id = id;
-    record.origin = slot.origin;
-    record.next_seq = slot.next_seq;
-    record.done = slot.recorded_done;
-    record.failed = slot.recorded_failed;
-    record.refetched = slot.refetched;
-    store_->StageOrigin(record);
-    if (Idle(slot)) AddParkCandidate(slot, store_->settled_when_staged_is_written());
+    store_->StageOrigin(RecordOf(slot));
+    if (Parkable(slot)) AddParkCandidate(slot, store_->settled_when_staged_is_written());
   }
   dirty_slots_.clear();
   std::vector<uint32_t> candidates;
@@ -133,17 +155,15 @@ void CrawlScheduler::StageDirtyOrigins() {
   ParkCandidates();
 }
 
-bool CrawlScheduler::Idle(const HostSlot& slot) const {
-  if (!slot.waiting.empty() || slot.backlog > 0 || slot.in_flight > 0 || slot.retrying > 0 ||
+bool CrawlScheduler::Quiet(const HostSlot& slot) const {
+  if (!slot.waiting.empty() || slot.in_flight > 0 || slot.retrying > 0 ||
       !slot.requisites_loaded_ahead.empty() || slot.origin.empty()) {
     return false;
   }
-  // Every URL's final state recorded (RecordedFinal): the record says
-  // nothing is queued, so the origin loads back exact, with nothing on disk.
-  if (slot.recorded_done + slot.recorded_failed != slot.next_seq - 1) return false;
-  // A robots.txt being asked again after a failure keeps its attempts.
-  return slot.robots_state != RobotsState::kFetching &&
-         !(slot.robots_state == RobotsState::kNeeded && slot.robots_attempts > 0);
+  // Every URL's final state recorded (RecordedFinal) but those on disk: the
+  // record's queued count is the backlog, so the origin loads back exact.
+  if (slot.recorded_done + slot.recorded_failed + slot.backlog != slot.next_seq - 1) return false;
+  return slot.robots_state != RobotsState::kFetching && !RobotsRetrying(slot);
 }
 
 void CrawlScheduler::AddParkCandidate(HostSlot& slot, uint64_t written_at) {
@@ -161,7 +181,7 @@ void CrawlScheduler::ParkCandidates() {
     HostSlot& slot = slots_.at(id);  // a candidate stays in RAM
     slot.park_candidate = false;
     // Busy again, or changed: staged again first, a candidate again then.
-    if (!Idle(slot) || slot.dirty) continue;
+    if (!Parkable(slot) || slot.dirty) continue;
     if (slot.robots) MaybeSpillRobots(id);
     if (slot.robots || slot.in_ready_heap || slot.next_fetch_ms > now ||
         store_->settled_batches() < written_at) {
@@ -177,6 +197,17 @@ void CrawlScheduler::Park(HostSlot& slot) {
   const v1::HostQueue row = HostRow(slot);
   if (slot.failed > 0) parked_failing_.Offer(row);
   if (slot.done + slot.failed > 0) parked_busiest_.Offer(row);
+  if (slot.backlog > 0) {
+    // Its turn is over: to the back of the line, with where its queue
+    // starts in its record (staged now; an older one only reads a few
+    // tombstones more).
+    parked_waiting_.push_back(slot.id);
+    ++yields_;
+    StoredOrigin record = RecordOf(slot);
+    record.loaded_seq = slot.loaded_seq;
+    store_->StageOrigin(record);
+    SetBacklog(slot, 0);  // still counted in counts_.waiting
+  }
   slot_heap_bytes_ -= SlotHeapBytes(slot);
   slot_by_origin_.Erase(&slot);
   const uint32_t id = slot.id;
@@ -193,9 +224,14 @@ Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
   counts_.done += origin.done;
   counts_.failed += origin.failed;
   if (store_ && !store_->origin_names_indexed()) store_->StageOriginName(origin.origin, origin.id);
-  if (store_ && origin.queued() == 0) {
-    // Nothing due: it stays parked, only its status row is kept.
+  if (store_ && (origin.queued() == 0 || slots_.size() >= options_.max_active_origins)) {
+    // Nothing queued, or RAM is full: it stays parked (in line if it has
+    // URLs queued), only its status row is kept.
     ++parked_;
+    if (origin.queued() > 0) {
+      parked_waiting_.push_back(origin.id);
+      counts_.waiting += origin.queued();
+    }
     v1::HostQueue row;
     row.set_host(origin.origin);
     row.set_done(origin.done);
@@ -262,6 +298,7 @@ bool CrawlScheduler::EnsureHead(HostSlot& slot, uint32_t slot_index) {
   }
   SetBacklog(slot, slot.backlog - taken);
   ++refills_;
+  slot.refilled = true;
   return !slot.waiting.empty();
 }
 

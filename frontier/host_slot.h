@@ -76,6 +76,10 @@ struct HostSlot {
   bool dirty = false;              // origin record changed since last staged
   bool in_ready_heap = false;      // at most one heap entry per slot
   bool park_candidate = false;     // in CrawlScheduler's park candidates
+  // Its turn is over (CrawlScheduler::MustYield): no more refills; it
+  // parks with its URLs on disk once nothing of it is in flight.
+  bool yielding = false;
+  bool refilled = false;           // a head refill since it was loaded: its turn began
 
   uint64_t waiting_total() const { return waiting.size() + backlog; }
   const std::string& LastFailure() const {

@@ -28,10 +28,12 @@
 // in the store and costs nothing: crawl_scheduler.h): past its share it is
 // withheld from the known-URL cache (Broker::BalanceMemory), the one part
 // that can give RAM back without losing anything (a known URL it drops
-// costs a disk lookup). At 1200 MB that covers ~190,000 such origins from
-// the share and ~1,100,000 more from the cache; past that the budget
-// cannot hold and the frontier says so. The leases in flight are outside
-// it (bounded by the fetchers' credit).
+// costs a disk lookup). The origins with URLs queued that RAM holds at once
+// are bounded (`active_origins`: the origin and known-cache shares over
+// kActiveOriginBytes, ~310,000 at 1200 MB, ~130,000 at the default 512);
+// the others wait their turn parked, 4 bytes each in RAM
+// (crawl_scheduler.h). The leases in flight are outside it (bounded by the
+// fetchers' credit).
 //
 // The shares bound what each part counts; what the allocator hands out is
 // more (RocksDB charges a cached block less than it costs). HeapGovernor
@@ -53,6 +55,11 @@ struct MemoryBudget {
   uint64_t known_cache_bytes = 0;
   uint64_t head_bytes = 0;
   uint64_t origin_bytes = 0;
+  uint64_t active_origins = 0;
+
+  // What an origin in RAM is taken to cost: its slot in the map (264), its
+  // name and name index entry (~80), a share of robots rules.
+  static constexpr uint64_t kActiveOriginBytes = 400;
 
   static MemoryBudget ForMb(uint64_t memory_mb) {
     const uint64_t total = std::max(memory_mb, kMinMb) << 20;
@@ -63,6 +70,7 @@ struct MemoryBudget {
     b.head_bytes = total / 100 * 15;
     b.known_cache_bytes = total / 100 * 5;
     b.origin_bytes = total / 100 * 5;
+    b.active_origins = std::max<uint64_t>((b.origin_bytes + b.known_cache_bytes) / kActiveOriginBytes, 1024);
     return b;
   }
 };

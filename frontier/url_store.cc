@@ -365,6 +365,11 @@ void UrlStore::StageOrigin(const StoredOrigin& origin) {
     value.push_back('\0');
     PutVarint(origin.refetched, &value);
   }
+  // Where its queue starts, behind a 1 byte (nor does an origin start so).
+  if (origin.loaded_seq > 0) {
+    value.push_back('\1');
+    PutVarint(origin.loaded_seq, &value);
+  }
   value += origin.origin;
   Stage(kOrigins, false, OriginKey(origin.id), std::move(value));
 }
@@ -382,6 +387,11 @@ bool DecodeOrigin(std::string_view key, std::string_view value, StoredOrigin* or
   origin->refetched = 0;
   if (offset < value.size() && value[offset] == '\0' &&
       (!GetVarint(value, &++offset, &origin->refetched) || origin->refetched >= origin->next_seq)) {
+    return false;
+  }
+  origin->loaded_seq = 0;
+  if (offset < value.size() && value[offset] == '\1' &&
+      (!GetVarint(value, &++offset, &origin->loaded_seq) || origin->loaded_seq >= origin->next_seq)) {
     return false;
   }
   origin->id = static_cast<uint32_t>(GetBigEndian(key, 0, 4));

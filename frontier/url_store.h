@@ -78,6 +78,11 @@ struct StoredOrigin {
   uint64_t done = 0;
   uint64_t failed = 0;
   uint64_t refetched = 0;  // queue entries that were refetches (HostSlot::refetched)
+  // Every queue entry with a seq up to this was final when the record was
+  // staged (HostSlot::loaded_seq, written only where that holds): where a
+  // parked origin's queue read may start, past the tombstones of its done
+  // URLs. 0: from the start (what a resume uses).
+  uint64_t loaded_seq = 0;
   uint64_t admitted() const { return next_seq - 1 - refetched; }
   uint64_t queued() const { return next_seq - 1 - done - failed; }
 };
@@ -159,9 +164,12 @@ class UrlStore {
   // Safe from any thread.
   uint64_t settled_batches() const { return settled_batches_.load(std::memory_order_acquire); }
   // The count settled_batches() reaches once what is staged now is in the
-  // database (the next batch, after the one in flight if any).
+  // database (the next batch, after the one in flight if any; with nothing
+  // staged, the one in flight, or now: an idle crawl stages nothing, and a
+  // wait for a write that never comes would never end).
   uint64_t settled_when_staged_is_written() const {
-    return settled_batches() + (in_flight_ ? 2 : 1);
+    const uint64_t in_flight = in_flight_ ? 1 : 0;
+    return settled_batches() + in_flight + (staged_.empty() ? 0 : 1);
   }
   void StageSeen(const SeenEntry& entry);
   // Starts a scan of every written seen entry; with staged_fingerprints()

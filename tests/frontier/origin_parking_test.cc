@@ -4,6 +4,8 @@
 // run and after a resume.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -292,6 +294,102 @@ TEST(OriginParkingTest, ADamagedNameIndexIsReportedNotTrusted) {
   EXPECT_EQ(store->FindOrigin("http://b.test", &found).code(), StatusCode::kDataLoss);
   EXPECT_EQ(store->FindOrigin("http://c.test", &found).code(), StatusCode::kDataLoss);
   EXPECT_EQ(store->FindOrigin("http://d.test", &found).code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier
+
+namespace zcrawl::frontier {
+namespace {
+
+// 100 origins of 20 URLs each, at most 10 in RAM, heads of 4: origins take
+// turns of a head each, parking with the rest of their queue on disk and
+// queueing for the next turn.
+TEST(OriginParkingTest, OriginsWithUrlsQueuedTakeTurnsWithinTheBoundOfOriginsInRam) {
+  FakeClock clock;
+  auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_turns"));
+  ASSERT_TRUE(store);
+  SchedulerOptions o = Options();
+  o.obey_robots = false;
+  o.per_host = 2;
+  o.head_per_origin = 4;
+  o.max_active_origins = 10;
+  CrawlScheduler s(o, clock, store.get());
+  constexpr int kOrigins = 100, kPerOrigin = 20;
+  for (int i = 0; i < kPerOrigin; ++i) {
+    for (int h = 0; h < kOrigins; ++h) s.Enqueue(Origin(h) + "/" + std::to_string(i), Origin(h), 0);
+  }
+  Commit(s, *store);
+  std::map<std::string, int> leased_per_url;
+  std::map<std::string, int> leased_per_origin;
+  size_t most_active = 0;
+  int most_leases_when_all_had_one = -1;
+  for (int round = 0; round < 10000 && !s.Drained(); ++round) {
+    for (const auto& item : s.Lease("f", 8)) {
+      ++leased_per_url[item.url()];
+      const std::string origin = item.url().substr(0, item.url().find('/', 8));
+      ++leased_per_origin[origin];
+      if (most_leases_when_all_had_one < 0 && leased_per_origin.size() == kOrigins) {
+        for (const auto& [name, n] : leased_per_origin) most_leases_when_all_had_one = std::max(most_leases_when_all_had_one, n);
+      }
+      const Completion c = s.Complete("f", Report(item));
+      store->StageDequeued(c.origin_index, c.seq);
+      s.RecordedFinal(c.origin_index, c.final_state);
+    }
+    Commit(s, *store, 1);
+    most_active = std::max(most_active, s.active_origins());
+  }
+  ASSERT_TRUE(s.Drained());
+  EXPECT_EQ(leased_per_url.size(), size_t{kOrigins} * kPerOrigin) << "every URL leased";
+  for (const auto& [url, n] : leased_per_url) ASSERT_EQ(n, 1) << url << " leased once";
+  EXPECT_LE(most_active, 10u + 1) << "the bound, and the one loaded before a turn ends";
+  EXPECT_GE(s.yields(), uint64_t{kOrigins} * (kPerOrigin / 4 - 1)) << "a turn is a head of 4";
+  // Turns go round: no origin had more than a few turns before the last
+  // had its first.
+  EXPECT_LE(most_leases_when_all_had_one, 3 * 4);
+  EXPECT_EQ(s.queue_errors(), 0u);
+  EXPECT_EQ(s.counts().done, uint64_t{kOrigins} * kPerOrigin);
+  Commit(s, *store);
+  EXPECT_EQ(s.active_origins(), 0u) << "finished, every origin parks";
+}
+
+// A resumed crawl with more origins queued than RAM may hold loads the
+// bound and queues the rest; every URL is still leased once.
+TEST(OriginParkingTest, AResumeLoadsTheBoundOfOriginsAndQueuesTheRest) {
+  FakeClock clock;
+  const std::string dir = zcrawl::testing::MakeTempDir("parking_resume_line");
+  SchedulerOptions o = Options();
+  o.obey_robots = false;
+  o.head_per_origin = 4;
+  o.max_active_origins = 5;
+  {
+    auto store = OpenStore(dir);
+    ASSERT_TRUE(store);
+    CrawlScheduler s(o, clock, store.get());
+    for (int h = 0; h < 30; ++h) {
+      for (int i = 0; i < 6; ++i) s.Enqueue(Origin(h) + "/" + std::to_string(i), Origin(h), 0);
+    }
+    Commit(s, *store);
+  }
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  CrawlScheduler s(o, clock, store.get());
+  ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& origin) { ASSERT_TRUE(s.RestoreOrigin(origin).ok()); }).ok());
+  EXPECT_EQ(s.active_origins(), 5u);
+  EXPECT_EQ(s.origins_in_line(), 25u);
+  EXPECT_EQ(s.counts().waiting, 180u);
+  std::set<std::string> leased;
+  for (int round = 0; round < 1000 && !s.Drained(); ++round) {
+    for (const auto& item : s.Lease("f", 8)) {
+      EXPECT_TRUE(leased.insert(item.url()).second) << item.url();
+      const Completion c = s.Complete("f", Report(item));
+      store->StageDequeued(c.origin_index, c.seq);
+      s.RecordedFinal(c.origin_index, c.final_state);
+    }
+    Commit(s, *store, 1);
+  }
+  EXPECT_TRUE(s.Drained());
+  EXPECT_EQ(leased.size(), 180u);
 }
 
 }  // namespace
