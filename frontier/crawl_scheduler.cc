@@ -325,8 +325,10 @@ void CrawlScheduler::MaybeSpillRobots(uint32_t slot_index) {
   auto it = slots_.find(slot_index);
   if (it == slots_.end()) return;  // parked since it became a candidate: spilled
   HostSlot& slot = it->second;
+  // Nothing of it in RAM or in flight, and no refill coming: idle, or
+  // yielding with its URLs on disk (it parks once the rules are out).
   if (!store_ || !slot.robots || slot.robots_state != RobotsState::kKnown || slot.in_flight > 0 ||
-      slot.waiting_total() > 0) {
+      !slot.waiting.empty() || (slot.backlog > 0 && !slot.yielding)) {
     return;
   }
   if (store_->settled_batches() < slot.robots_written_at) {
@@ -565,7 +567,9 @@ int64_t CrawlScheduler::NextReadyMs() const {
   int64_t next = INT64_MAX;
   if (!ready_heap_.empty()) next = std::min(next, ready_heap_.top().ready_ms);
   // Origins in line and room in RAM: the next Lease loads them.
-  if (!parked_waiting_.empty() && slots_.size() < options_.max_active_origins) next = std::min(next, clock_.NowMs());
+  if (!parked_waiting_.empty() && slots_.size() < options_.max_active_origins) {
+    next = std::min(next, std::max(clock_.NowMs(), line_retry_ms_));
+  }
   if (!retry_heap_.empty()) next = std::min(next, retry_heap_.top().ready_ms);
   return next;
 }

@@ -314,6 +314,9 @@ class CrawlScheduler {
   }
   // Loads origins from the front of the line while RAM has room.
   void LoadWaitingOrigins();
+  // A parked origin's slot, loaded; null (counted, logged) when the store
+  // cannot give its record.
+  HostSlot* LoadParked(uint32_t id);
   // `written_at`: the settled batches at which the store holds its record.
   void AddParkCandidate(HostSlot& slot, uint64_t written_at);
   // LoadSlot of a parked origin.
@@ -415,8 +418,10 @@ class CrawlScheduler {
   uint64_t parked_ = 0;
   uint64_t unparked_ = 0;
   uint64_t yields_ = 0;
-  // Parked origins with URLs queued, in the order they parked.
+  // Parked origins with URLs queued, in the order they parked; not loaded
+  // before this time after a read of one failed.
   std::deque<uint32_t> parked_waiting_;
+  int64_t line_retry_ms_ = INT64_MIN;
   uint64_t origin_errors_ = 0;
   // Origins with nothing due, waiting for their record to be written (the
   // store write at which it is), their politeness time or their rules'

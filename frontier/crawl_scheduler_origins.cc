@@ -27,18 +27,24 @@ uint64_t CrawlScheduler::SlotHeapBytes(const HostSlot& slot) {
 
 HostSlot& CrawlScheduler::Slot(uint32_t id) {
   if (auto it = slots_.find(id); it != slots_.end()) return it->second;
+  if (HostSlot* slot = LoadParked(id)) return *slot;
+  // A slot without a name stands in, so the caller's counts land somewhere;
+  // it is never staged, so the stored record stays as it was.
+  StoredOrigin record;
+  record.id = id;
+  return Unpark(record);
+}
+
+HostSlot* CrawlScheduler::LoadParked(uint32_t id) {
   // Parked: the store holds its record (it was written before it parked).
   StoredOrigin record;
   Status s = store_ ? store_->GetOrigin(id, &record) : NotFoundError("no store");
   if (!s.ok()) {
-    // A slot without a name stands in, so the caller's counts land
-    // somewhere; it is never staged, so the stored record stays as it was.
     ++origin_errors_;
     spdlog::error("cannot load parked origin {}: {}", id, s.message());
-    record = StoredOrigin{};
-    record.id = id;
+    return nullptr;
   }
-  return Unpark(record);
+  return &Unpark(record);
 }
 
 HostSlot* CrawlScheduler::FindSlot(std::string_view origin) {
@@ -58,11 +64,20 @@ HostSlot* CrawlScheduler::FindSlot(std::string_view origin) {
 }
 
 void CrawlScheduler::LoadWaitingOrigins() {
+  if (clock_.NowMs() < line_retry_ms_) return;
   while (!parked_waiting_.empty() && slots_.size() < options_.max_active_origins) {
     const uint32_t id = parked_waiting_.front();
     parked_waiting_.pop_front();
     if (slots_.count(id)) continue;  // loaded meanwhile by a URL of its own
-    Slot(id).yielding = false;  // its turn
+    HostSlot* slot = LoadParked(id);
+    if (!slot) {
+      // Its URLs are still counted waiting: it keeps a place in line, and
+      // the line waits a second rather than spin on a failing disk.
+      parked_waiting_.push_back(id);
+      line_retry_ms_ = clock_.NowMs() + 1000;
+      return;
+    }
+    slot->yielding = false;  // its turn
     MaybeSchedule(id);
   }
 }
@@ -430,8 +445,8 @@ std::vector<v1::HostQueue> CrawlScheduler::FailingOrigins(size_t limit) const {
 }
 
 std::vector<v1::HostQueue> CrawlScheduler::TopOrigins(size_t limit, bool by_done) const {
-  // Parked origins have nothing queued: by queue they come after every
-  // origin in RAM with anything, in the busiest's order.
+  // Parked origins show their rows as they parked: by queue, those in line
+  // rank by what they had queued then (most are not among the rows).
   return BestOrigins(limit, by_done ? BusiestBefore : MostQueuedBefore, /*failing_only=*/false,
                      parked_busiest_.rows());
 }

@@ -304,13 +304,16 @@ namespace {
 
 // 100 origins of 20 URLs each, at most 10 in RAM, heads of 4: origins take
 // turns of a head each, parking with the rest of their queue on disk and
-// queueing for the next turn.
-TEST(OriginParkingTest, OriginsWithUrlsQueuedTakeTurnsWithinTheBoundOfOriginsInRam) {
+// queueing for the next turn; with robots.txt on (rules spill before an
+// origin parks) and off.
+class OriginTurnsTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(OriginTurnsTest, OriginsWithUrlsQueuedTakeTurnsWithinTheBoundOfOriginsInRam) {
   FakeClock clock;
   auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_turns"));
   ASSERT_TRUE(store);
   SchedulerOptions o = Options();
-  o.obey_robots = false;
+  o.obey_robots = GetParam();
   o.per_host = 2;
   o.head_per_origin = 4;
   o.max_active_origins = 10;
@@ -324,8 +327,16 @@ TEST(OriginParkingTest, OriginsWithUrlsQueuedTakeTurnsWithinTheBoundOfOriginsInR
   std::map<std::string, int> leased_per_origin;
   size_t most_active = 0;
   int most_leases_when_all_had_one = -1;
+  int robots_leases = 0;
   for (int round = 0; round < 10000 && !s.Drained(); ++round) {
     for (const auto& item : s.Lease("f", 8)) {
+      if (item.robots_only()) {
+        ++robots_leases;
+        v1::FetchReport report = Report(item);
+        report.set_robots_txt("User-agent: *\nDisallow: /private\n");
+        s.Complete("f", report);
+        continue;
+      }
       ++leased_per_url[item.url()];
       const std::string origin = item.url().substr(0, item.url().find('/', 8));
       ++leased_per_origin[origin];
@@ -351,7 +362,14 @@ TEST(OriginParkingTest, OriginsWithUrlsQueuedTakeTurnsWithinTheBoundOfOriginsInR
   EXPECT_EQ(s.counts().done, uint64_t{kOrigins} * kPerOrigin);
   Commit(s, *store);
   EXPECT_EQ(s.active_origins(), 0u) << "finished, every origin parks";
+  if (GetParam()) {
+    EXPECT_EQ(robots_leases, kOrigins) << "each robots.txt asked once: the rules come back with each turn";
+    EXPECT_GE(s.robots_reloaded(), uint64_t{kOrigins} * 3);
+    EXPECT_EQ(s.robots_reload_misses(), 0u);
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Robots, OriginTurnsTest, ::testing::Bool());
 
 // A resumed crawl with more origins queued than RAM may hold loads the
 // bound and queues the rest; every URL is still leased once.
