@@ -389,12 +389,15 @@ void Broker::BalanceMemory() {
     const uint64_t want = budget_.store_bytes - std::min(withheld, budget_.store_bytes);
     store_at_floor = store_->SetCacheCapacity(want) > want;
   }
+  // The origins in RAM are bounded to fit the origin and known-cache
+  // shares (MemoryBudget::active_origins, ~400 B each); past both, their
+  // rules or names are larger than that allows for.
   const bool at_floor = known_.max_bytes() == KnownUrlCache::kMinBytes;
-  if (over > 0 && at_floor && !said_origins_over_budget_) {
+  if (used > budget_.origin_bytes + budget_.known_cache_bytes && at_floor && !said_origins_over_budget_) {
     said_origins_over_budget_ = true;
-    spdlog::warn("the state of {} origins with URLs due takes {} MB, past what --memory-mb {} can "
-                 "give it: the frontier's RAM grows past its budget (about 330 bytes an origin; "
-                 "raise --memory-mb)", scheduler_->active_origins(), used >> 20, options_.memory_mb);
+    spdlog::warn("the state of the {} origins in RAM takes {} MB, past what --memory-mb {} gives it "
+                 "(large robots.txt rules?): the frontier's RAM grows past its budget; raise "
+                 "--memory-mb", scheduler_->active_origins(), used >> 20, options_.memory_mb);
   }
   if (heap && heap->resident_bytes > budget_.total_bytes + heap_governor_.slack() && store_at_floor &&
       !said_heap_over_budget_) {

@@ -87,10 +87,11 @@ Status Broker::OpenState() {
   });
   if (!loaded.ok()) return loaded;
   if (!restored.ok()) return DataLossError(store_->path() + ": " + restored.message());
-  if (!store_->origin_names_indexed()) {
-    // A state from before the origin name index: RestoreOrigin staged
-    // every name; written now, before any lookup of a parked origin.
-    store_->MarkOriginNamesIndexed();
+  // A state from before the origin name index: RestoreOrigin staged every
+  // name. What it staged (names, corrected records) is written now, before
+  // any read of a parked origin.
+  if (!store_->origin_names_indexed()) store_->MarkOriginNamesIndexed();
+  if (store_->staged() > 0) {
     if (Status s = store_->Flush(); !s.ok()) return s;
   }
   counters_.admitted = limits_->admitted();

@@ -230,8 +230,8 @@ class CrawlScheduler {
   // failures; each with its last_failure.
   std::vector<v1::HostQueue> FailingOrigins(size_t limit) const;
   // Every origin the crawl knows; those in RAM; those parked in the store
-  // (idle or waiting their turn); those waiting their turn (ids in line,
-  // some stale: loaded since by a URL of theirs).
+  // (idle or waiting their turn); those in line for a turn (some loaded
+  // meanwhile by a URL of theirs).
   size_t origin_count() const { return next_origin_id_; }
   size_t active_origins() const { return slots_.size(); }
   uint64_t parked_origins() const { return parked_; }
@@ -323,6 +323,8 @@ class CrawlScheduler {
   HostSlot& Unpark(const StoredOrigin& record);
   // Its durable record, as staged.
   static StoredOrigin RecordOf(const HostSlot& slot);
+  // Its id left the line.
+  void LeaveLine(HostSlot& slot);
   void ParkCandidates();
   void Park(HostSlot& slot);
   bool HasWork(const HostSlot& slot) const;

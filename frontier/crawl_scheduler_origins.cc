@@ -68,7 +68,11 @@ void CrawlScheduler::LoadWaitingOrigins() {
   while (!parked_waiting_.empty() && slots_.size() < options_.max_active_origins) {
     const uint32_t id = parked_waiting_.front();
     parked_waiting_.pop_front();
-    if (slots_.count(id)) continue;  // loaded meanwhile by a URL of its own
+    if (auto it = slots_.find(id); it != slots_.end()) {
+      // Loaded meanwhile by a URL of its own: it leaves the line all the same.
+      LeaveLine(it->second);
+      continue;
+    }
     HostSlot* slot = LoadParked(id);
     if (!slot) {
       // Its URLs are still counted waiting: it keeps a place in line, and
@@ -78,6 +82,7 @@ void CrawlScheduler::LoadWaitingOrigins() {
       return;
     }
     slot->yielding = false;  // its turn
+    LeaveLine(*slot);
     MaybeSchedule(id);
   }
 }
@@ -127,7 +132,10 @@ HostSlot& CrawlScheduler::LoadSlot(const StoredOrigin& record, bool restore) {
   SetBacklog(slot, record.queued());
   // A resume reads its queue from the start: what was leased at the crash
   // is before the hint and waiting again.
-  if (!restore) slot.loaded_seq = record.loaded_seq;
+  if (!restore) {
+    slot.loaded_seq = record.loaded_seq;
+    slot.in_line = record.in_line;
+  }
   // Rules an earlier run learned are not taken (a run's learning is told
   // by its token): a resumed crawl asks robots.txt again.
   if (!restore && slot.robots_state == RobotsState::kNeeded) ReadStoredRobots(slot, std::nullopt);
@@ -146,7 +154,15 @@ StoredOrigin CrawlScheduler::RecordOf(const HostSlot& slot) {
   record.done = slot.recorded_done;
   record.failed = slot.recorded_failed;
   record.refetched = slot.refetched;
+  record.in_line = slot.in_line;
   return record;
+}
+
+void CrawlScheduler::LeaveLine(HostSlot& slot) {
+  // Its record says so before it can park again (a parked origin whose
+  // record said "in line" when it was not would never get a turn).
+  slot.in_line = false;
+  MarkDirty(slot);
 }
 
 void CrawlScheduler::MarkDirty(HostSlot& slot) {
@@ -213,10 +229,12 @@ void CrawlScheduler::Park(HostSlot& slot) {
   if (slot.failed > 0) parked_failing_.Offer(row);
   if (slot.done + slot.failed > 0) parked_busiest_.Offer(row);
   if (slot.backlog > 0) {
-    // Its turn is over: to the back of the line, with where its queue
-    // starts in its record (staged now; an older one only reads a few
-    // tombstones more).
-    parked_waiting_.push_back(slot.id);
+    // Its turn is over: to the back of the line (unless it has a place
+    // there: loaded by a URL of its own while in line), with where its
+    // queue starts in its record (staged now; an older one only reads a
+    // few tombstones more).
+    if (!slot.in_line) parked_waiting_.push_back(slot.id);
+    slot.in_line = true;
     ++yields_;
     StoredOrigin record = RecordOf(slot);
     record.loaded_seq = slot.loaded_seq;
@@ -239,7 +257,17 @@ Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
   counts_.done += origin.done;
   counts_.failed += origin.failed;
   if (store_ && !store_->origin_names_indexed()) store_->StageOriginName(origin.origin, origin.id);
-  if (store_ && (origin.queued() == 0 || slots_.size() >= options_.max_active_origins)) {
+  const bool parked = store_ && (origin.queued() == 0 || slots_.size() >= options_.max_active_origins);
+  const bool in_line = parked && origin.queued() > 0;
+  if (store_ && origin.in_line != in_line) {
+    // The line is built afresh: a record must not say "in line" of an
+    // origin that is not (it would never get a turn). Written before any
+    // origin is loaded (Broker::LoadState).
+    StoredOrigin corrected = origin;
+    corrected.in_line = in_line;
+    store_->StageOrigin(corrected);
+  }
+  if (parked) {
     // Nothing queued, or RAM is full: it stays parked (in line if it has
     // URLs queued), only its status row is kept.
     ++parked_;

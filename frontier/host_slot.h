@@ -80,6 +80,7 @@ struct HostSlot {
   // parks with its URLs on disk once nothing of it is in flight.
   bool yielding = false;
   bool refilled = false;           // a head refill since it was loaded: its turn began
+  bool in_line = false;            // its id is in CrawlScheduler's line (StoredOrigin::in_line)
 
   uint64_t waiting_total() const { return waiting.size() + backlog; }
   const std::string& LastFailure() const {

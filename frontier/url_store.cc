@@ -370,6 +370,7 @@ void UrlStore::StageOrigin(const StoredOrigin& origin) {
     value.push_back('\1');
     PutVarint(origin.loaded_seq, &value);
   }
+  if (origin.in_line) value.push_back('\2');
   value += origin.origin;
   Stage(kOrigins, false, OriginKey(origin.id), std::move(value));
 }
@@ -394,6 +395,8 @@ bool DecodeOrigin(std::string_view key, std::string_view value, StoredOrigin* or
       (!GetVarint(value, &++offset, &origin->loaded_seq) || origin->loaded_seq >= origin->next_seq)) {
     return false;
   }
+  origin->in_line = offset < value.size() && value[offset] == '\2';
+  if (origin->in_line) ++offset;
   origin->id = static_cast<uint32_t>(GetBigEndian(key, 0, 4));
   origin->origin = std::string(value.substr(offset));
   return true;

@@ -83,6 +83,10 @@ struct StoredOrigin {
   // parked origin's queue read may start, past the tombstones of its done
   // URLs. 0: from the start (what a resume uses).
   uint64_t loaded_seq = 0;
+  // Parked with URLs queued and in the scheduler's line for a turn (true
+  // exactly while it is: CrawlScheduler keeps it so within a run; a resume
+  // builds the line afresh).
+  bool in_line = false;
   uint64_t admitted() const { return next_seq - 1 - refetched; }
   uint64_t queued() const { return next_seq - 1 - done - failed; }
 };

@@ -48,7 +48,7 @@ void WriteCsvRow(FILE* csv, const SampleRates& row, const ScaleSample& s) {
   fprintf(
       csv,
       "%.1f,%.0f,%.0f,%.0f,%.0f,%.1f,%.1f,%llu,%.2f,%.2f,%.1f,%.0f,%.4f,%.0f,%.0f,%.0f,%.2f,%.0f,%.0f,%.2f,"
-      "%.1f,%.1f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.0f\n",
+      "%.1f,%.1f,%.1f,%.1f,%.0f,%.1f,%.1f,%.1f,%.1f,%.0f,%.0f\n",
       row.elapsed_s, row.known_urls, row.seen_checks_per_s, row.new_urls_per_s, row.leases_per_s,
       s.memory.rss_bytes / 1048576.0, s.memory.hwm_bytes / 1048576.0,
       static_cast<unsigned long long>(s.disk_bytes), s.disk_bytes / known, s.cpu_s,
