@@ -4,21 +4,11 @@
 
 #include <set>
 
+#include "tests/frontier/scheduler_test_support.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::frontier {
 namespace {
-
-// What a fetcher reports for `item`: fetched, with this HTTP status.
-v1::FetchReport Report(const v1::WorkItem& item, uint32_t http = 200,
-                       v1::FetchStatus status = v1::FETCH_STATUS_OK) {
-  v1::FetchReport r;
-  r.set_lease_id(item.lease_id());
-  r.set_url(item.url());
-  r.set_status(status);
-  r.set_http_status(http);
-  return r;
-}
 
 // Every scheduling test runs twice: with the queues all in RAM, and
 // disk-backed as in the frontier (a UrlStore, a head of one URL per origin
@@ -355,13 +345,6 @@ namespace {
 // Disk-backed queues beyond the shared cases: a long queue leaves in
 // admission order through a head of one, and a resumed origin leases what
 // its queue holds on disk, minus what was recorded final.
-std::unique_ptr<UrlStore> OpenStore(const std::string& dir) {
-  UrlStoreOptions options;
-  options.dir = dir;
-  auto store = UrlStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status().message();
-  return store.ok() ? std::move(*store) : nullptr;
-}
 
 // Many origins, each refilled as it is leased: a full head each would hold
 // 300 x 64 URLs. Returns the most URLs and head bytes the heads held.

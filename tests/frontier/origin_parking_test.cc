@@ -10,27 +10,11 @@
 #include <vector>
 
 #include "frontier/crawl_scheduler.h"
+#include "tests/frontier/scheduler_test_support.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::frontier {
 namespace {
-
-v1::FetchReport Report(const v1::WorkItem& item, uint32_t http = 200) {
-  v1::FetchReport r;
-  r.set_lease_id(item.lease_id());
-  r.set_url(item.url());
-  r.set_status(v1::FETCH_STATUS_OK);
-  r.set_http_status(http);
-  return r;
-}
-
-std::unique_ptr<UrlStore> OpenStore(const std::string& dir) {
-  UrlStoreOptions options;
-  options.dir = dir;
-  auto store = UrlStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status().message();
-  return store.ok() ? std::move(*store) : nullptr;
-}
 
 SchedulerOptions Options() {
   SchedulerOptions o;
