@@ -417,3 +417,51 @@ TEST(UrlStoreTest, ATemporaryStoreDeletesItsFolder) {
 
 }  // namespace
 }  // namespace zcrawl::frontier
+
+namespace zcrawl::frontier {
+namespace {
+
+// Every optional part of an origin record (refetched, where its queue
+// starts, in line) reads back as written, alone and together, by id and
+// by name, and a record without them reads as zeros.
+TEST(UrlStoreTest, OriginRecordsKeepTheirOptionalPartsByIdAndByName) {
+  const std::string dir = zcrawl::testing::MakeTempDir("store_origin_records");
+  UrlStoreOptions options;
+  options.dir = dir;
+  auto store = UrlStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  std::vector<StoredOrigin> written;
+  for (uint32_t id = 0; id < 8; ++id) {
+    StoredOrigin origin{id, "http://h" + std::to_string(id) + ".test", 100, 10, 5, 0};
+    if (id & 1) origin.refetched = 7;
+    if (id & 2) origin.loaded_seq = 42;
+    if (id & 4) origin.in_line = true;
+    (*store)->StageOrigin(origin);
+    (*store)->StageOriginName(origin.origin, id);
+    written.push_back(origin);
+  }
+  ASSERT_TRUE((*store)->Flush().ok());
+  auto same = [](const StoredOrigin& a, const StoredOrigin& b) {
+    return a.id == b.id && a.origin == b.origin && a.next_seq == b.next_seq && a.done == b.done &&
+           a.failed == b.failed && a.refetched == b.refetched && a.loaded_seq == b.loaded_seq &&
+           a.in_line == b.in_line;
+  };
+  for (const StoredOrigin& origin : written) {
+    StoredOrigin by_id, by_name;
+    ASSERT_TRUE((*store)->GetOrigin(origin.id, &by_id).ok());
+    ASSERT_TRUE((*store)->FindOrigin(origin.origin, &by_name).ok());
+    EXPECT_TRUE(same(by_id, origin)) << origin.origin;
+    EXPECT_TRUE(same(by_name, origin)) << origin.origin;
+  }
+  size_t loaded = 0;
+  ASSERT_TRUE((*store)->LoadOrigins([&](StoredOrigin&& origin) {
+    EXPECT_TRUE(same(origin, written.at(origin.id))) << origin.origin;
+    ++loaded;
+  }).ok());
+  EXPECT_EQ(loaded, written.size());
+  StoredOrigin none;
+  EXPECT_EQ((*store)->GetOrigin(99, &none).code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier
