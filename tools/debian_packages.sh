@@ -18,10 +18,12 @@ BUILD_PACKAGES=(
 )
 # libsqlite3-dev, sqlite3: the replacement writer's test reads its SQLite output; python3-*: the warc
 # checker and the replacement writer; nginx + openssl: the HTTPS tests (a CA
-# made per test, HTTP/2 and HTTP/1.1); iproute2: the network-namespace tests.
+# made per test, HTTP/2 and HTTP/1.1); iproute2: the network-namespace tests;
+# python3-html5lib, python3-doc, postgresql-doc-15: the link extractor held to
+# html5lib on two real documentation sets.
 TEST_PACKAGES=(
   libgtest-dev libsqlite3-dev sqlite3 python3 python3-zmq python3-protobuf
-  nginx openssl iproute2
+  nginx openssl iproute2 python3-html5lib python3-doc postgresql-doc-15
 )
 BENCH_PACKAGES=(
   libbenchmark-dev nginx libnginx-mod-http-echo wget wget2 wrk time gnuplot-nox

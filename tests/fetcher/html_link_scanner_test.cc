@@ -19,7 +19,7 @@
 #include "fetcher/html_char_refs.h"
 #include "fetcher/html_parser.h"
 #include "fetcher/scan_html_parser.h"
-#include "tests/support/python_docs.h"
+#include "tests/support/documentation_corpus.h"
 
 namespace zcrawl::fetcher {
 namespace {

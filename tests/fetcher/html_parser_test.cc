@@ -17,7 +17,7 @@
 
 #include "fetcher/charset.h"
 #include "fetcher/html_depth_limit.h"
-#include "tests/support/python_docs.h"
+#include "tests/support/documentation_corpus.h"
 
 namespace zcrawl::fetcher {
 namespace {

@@ -16,7 +16,7 @@
 #include "fetcher/link_resolver.h"
 #include "fetcher/scan_html_parser.h"
 #include "fetcher/srcset.h"
-#include "tests/support/python_docs.h"
+#include "tests/support/documentation_corpus.h"
 
 namespace zcrawl::fetcher {
 
