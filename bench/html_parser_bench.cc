@@ -1,5 +1,5 @@
 // Link-extraction microbenchmarks: what a fetch worker spends per HTML page,
-// for both HtmlParser backends (gumbo, myhtml).
+// for the HtmlParser backends (gumbo, myhtml, scan).
 //
 //   BM_Parse/<parser>              HtmlParser::Parse of one ~18 KB benchmark
 //                                  page (bench/synthetic_page.h): tree
@@ -12,6 +12,14 @@
 //                                  the python3-doc HTML documentation (530
 //                                  real pages, ~40 MB); skipped when the
 //                                  package is not installed.
+//   BM_ScanExtractOnly/<pages>     the scan backend without text, links not
+//                                  resolved: the extractor alone, on the
+//                                  benchmark pages and both documentation
+//                                  sets (postgresql-doc-15 too).
+//   BM_ScanWithoutText, BM_ScanPythonDocsWithoutText: the fetchers' default
+//                                  (scan, no text), resolved, with and
+//                                  without page requisites.
+// to_myhtml_pct is the share of pages the scan backend handed to MyHTML.
 // bytes_per_second is HTML in per second on one thread; the links counter
 // is resolved links per second.
 //
@@ -29,11 +37,13 @@
 #include "common/url.h"
 #include "fetcher/html_parser.h"
 #include "fetcher/link_resolver.h"
+#include "fetcher/scan_html_parser.h"
 
 namespace zcrawl::fetcher {
 namespace {
 
 constexpr const char* kPythonDocs = "/usr/share/doc/python3-doc/html/";
+constexpr const char* kPostgresDocs = "/usr/share/doc/postgresql-doc-15/html/";
 
 struct Document {
   std::string url;
@@ -51,21 +61,30 @@ const std::vector<Document>& SyntheticPages() {
   return pages;
 }
 
+// Every .html page under `dir`, as if served from `url_prefix`.
+std::vector<Document> DocumentationSet(const char* dir, const std::string& url_prefix) {
+  std::vector<Document> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file() || it->path().extension() != ".html") continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string rel = std::filesystem::relative(it->path(), dir).string();
+    out.push_back({url_prefix + rel, std::move(html)});
+  }
+  std::sort(out.begin(), out.end(), [](const Document& a, const Document& b) { return a.url < b.url; });
+  return out;
+}
+
 const std::vector<Document>& PythonDocs() {
-  static const std::vector<Document> pages = [] {
-    std::vector<Document> out;
-    std::error_code ec;
-    for (auto it = std::filesystem::recursive_directory_iterator(kPythonDocs, ec);
-         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-      if (!it->is_regular_file() || it->path().extension() != ".html") continue;
-      std::ifstream in(it->path(), std::ios::binary);
-      std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      const std::string rel = std::filesystem::relative(it->path(), kPythonDocs).string();
-      out.push_back({"https://docs.python.org/3.11/" + rel, std::move(html)});
-    }
-    std::sort(out.begin(), out.end(), [](const Document& a, const Document& b) { return a.url < b.url; });
-    return out;
-  }();
+  static const std::vector<Document> pages = DocumentationSet(kPythonDocs, "https://docs.python.org/3.11/");
+  return pages;
+}
+
+const std::vector<Document>& PostgresDocs() {
+  static const std::vector<Document> pages =
+      DocumentationSet(kPostgresDocs, "https://www.postgresql.org/docs/15/");
   return pages;
 }
 
@@ -95,6 +114,11 @@ void Run(benchmark::State& state, const char* parser_name, const std::vector<Doc
     }
   }
   state.SetBytesProcessed(bytes);
+  // The scan backend's fallback: the share of pages it handed to MyHTML.
+  if (auto* scan = dynamic_cast<ScanHtmlParser*>(parser.get())) {
+    const double pages = static_cast<double>(state.iterations() * docs.size());
+    state.counters["to_myhtml_pct"] = 100.0 * (pages - static_cast<double>(scan->scanned_pages())) / pages;
+  }
   state.counters["links"] = benchmark::Counter(static_cast<double>(links), benchmark::Counter::kIsRate);
   state.counters["pages"] = benchmark::Counter(
       static_cast<double>(state.iterations() * docs.size()), benchmark::Counter::kIsRate);
@@ -117,6 +141,14 @@ void BM_ScanWithoutText(benchmark::State& state, bool embeds) {
 void BM_ScanPythonDocsWithoutText(benchmark::State& state, bool embeds) {
   Run(state, "scan", PythonDocs(), true, HtmlParserOptions{.extract_text = false, .extract_embeds = embeds});
 }
+// The extractor alone (issue 19 point 5: at least 1 GB/s per core on the
+// benchmark pages, the fallback rate reported): links without resolving.
+void BM_ScanExtractOnly(benchmark::State& state, const std::vector<Document>& (*docs)()) {
+  Run(state, "scan", docs(), false, HtmlParserOptions{.extract_text = false});
+}
+BENCHMARK_CAPTURE(BM_ScanExtractOnly, synthetic, SyntheticPages);
+BENCHMARK_CAPTURE(BM_ScanExtractOnly, python_docs, PythonDocs)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ScanExtractOnly, postgres_docs, PostgresDocs)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ScanWithoutText, links, false);
 BENCHMARK_CAPTURE(BM_ScanWithoutText, links_and_requisites, true);
 BENCHMARK_CAPTURE(BM_ScanPythonDocsWithoutText, links, false)->Unit(benchmark::kMillisecond);

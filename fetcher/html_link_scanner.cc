@@ -1,5 +1,6 @@
 #include "fetcher/html_link_scanner.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -30,7 +31,7 @@ constexpr size_t kEof = std::string_view::npos;
 
 // Whitespace inside tags: the tokenizer's tab, LF, FF and space, and CR,
 // which its input stream turns into LF.
-bool IsTagSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r'; }
+constexpr bool IsTagSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r'; }
 
 // A control character that is not whitespace: gumbo takes some of them
 // (vertical tab) for whitespace in tags, where the standard and MyHTML do
@@ -39,6 +40,36 @@ bool IsControl(char c) {
   const auto u = static_cast<unsigned char>(c);
   return (u < 0x20 && !IsTagSpace(c)) || u == 0x7F;
 }
+
+// What ReadTag needs to know of a byte, looked up once per byte.
+enum ByteClass : uint8_t {
+  kEndsTagName = 1 << 0,         // whitespace, '/', '>'
+  kEndsAttributeName = 1 << 1,   // the same and '='
+  kEndsUnquotedValue = 1 << 2,   // whitespace, '>'
+  kControlByte = 1 << 3,         // IsControl
+  kUpperByte = 1 << 4,           // 'A'-'Z'
+  kNonAsciiByte = 1 << 5,        // >= 0x80
+};
+
+struct ByteClasses {
+  uint8_t of[256] = {};
+  constexpr ByteClasses() {
+    for (int b = 0; b < 256; ++b) {
+      const char c = static_cast<char>(b);
+      uint8_t k = 0;
+      if (IsTagSpace(c) || c == '/' || c == '>') k |= kEndsTagName | kEndsAttributeName;
+      if (c == '=') k |= kEndsAttributeName;
+      if (IsTagSpace(c) || c == '>') k |= kEndsUnquotedValue;
+      if ((b < 0x20 && !IsTagSpace(c)) || b == 0x7F) k |= kControlByte;
+      if (b >= 'A' && b <= 'Z') k |= kUpperByte;
+      if (b >= 0x80) k |= kNonAsciiByte;
+      of[b] = k;
+    }
+  }
+};
+constexpr ByteClasses kByteClasses;
+
+inline uint8_t ClassOf(char c) { return kByteClasses.of[static_cast<unsigned char>(c)]; }
 
 bool OneOf(std::string_view name, std::initializer_list<std::string_view> names) {
   for (std::string_view n : names) {
@@ -211,7 +242,9 @@ class TagAttributes final : public ElementAttributes {
     const Tag::Attribute* a = tag_.Find(lower_case_name);
     if (a == nullptr) return std::nullopt;
     std::string_view value = a->raw_value;
-    if (value.find_first_of("&\r") != std::string_view::npos) {
+    // One pass, not find_first_of: libstdc++ runs a memchr over "&\r" for
+    // each byte of the value (a tenth of the scan of a page of links).
+    if (std::any_of(value.begin(), value.end(), [](char c) { return c == '&' || c == '\r'; })) {
       decoded_.emplace_back();
       if (!DecodeSimpleCharRefs(a->raw_value, CharRefContext::kAttribute, &decoded_.back())) {
         *failure_ = "character reference";
@@ -249,9 +282,8 @@ class Scanner {
   const char* Run() {
     size_t pos = 0;
     while (failure_ == nullptr) {
-      const void* lt = std::memchr(html_.data() + pos, '<', html_.size() - pos);
-      if (lt == nullptr) break;
-      pos = static_cast<const char*>(lt) - html_.data();
+      pos = Find('<', pos);
+      if (pos == kEof) break;
       pos = Markup(pos);
       if (pos == kEof) break;
     }
@@ -259,6 +291,21 @@ class Scanner {
   }
 
  private:
+  // The first `c` at or after `from`, or kEof. Text between tags and
+  // attribute values are mostly short: a library memchr per one of them
+  // cost more in its call than in its search (a quarter of the scan of
+  // Python's documentation), so the first bytes are looked at here.
+  size_t Find(char c, size_t from) const {
+    const size_t n = html_.size();
+    const size_t near = std::min(n, from + 16);
+    for (size_t p = from; p < near; ++p) {
+      if (html_[p] == c) return p;
+    }
+    if (near >= n) return kEof;
+    const void* found = std::memchr(html_.data() + near, c, n - near);
+    return found == nullptr ? kEof : static_cast<size_t>(static_cast<const char*>(found) - html_.data());
+  }
+
   // The markup at html_[lt] == '<'; returns where text resumes (kEof: at the end).
   size_t Markup(size_t lt) {
     const size_t n = html_.size();
@@ -322,15 +369,14 @@ class Scanner {
   }
 
   // Tokenizes the tag whose name starts at html_[p]; returns the position
-  // after its '>' or kEof.
+  // after its '>' or kEof. Names are read a run at a time (the byte classes
+  // of kByteClasses), then copied and lowercased once: per-byte appends were
+  // a third of the scan on tag-dense pages.
   size_t ReadTag(size_t p, Tag* tag) {
     tag->Clear();
     const size_t n = html_.size();
-    while (p < n && !IsTagSpace(html_[p]) && html_[p] != '/' && html_[p] != '>') {
-      if (IsControl(html_[p])) failure_ = "control character";
-      tag->name.push_back(ToLowerAscii(html_[p]));
-      ++p;
-    }
+    bool non_ascii_names = false;
+    p = ReadName(p, kEndsTagName, &tag->name, &non_ascii_names);
     while (true) {
       while (p < n && IsTagSpace(html_[p])) ++p;  // before attribute name
       if (p >= n) return kEof;
@@ -346,12 +392,7 @@ class Scanner {
       if (html_[p] == '>') return p + 1;
       // Attribute name: its first character may be '=' (a parse error).
       const size_t name_offset = tag->names.size();
-      if (IsControl(html_[p])) failure_ = "control character";
-      tag->names.push_back(ToLowerAscii(html_[p++]));
-      while (p < n && !IsTagSpace(html_[p]) && html_[p] != '/' && html_[p] != '>' && html_[p] != '=') {
-        if (IsControl(html_[p])) failure_ = "control character";
-        tag->names.push_back(ToLowerAscii(html_[p++]));
-      }
+      p = ReadName(p + 1, kEndsAttributeName, &tag->names, &non_ascii_names, p);
       const auto name_length = static_cast<uint32_t>(tag->names.size() - name_offset);
       std::string_view value;
       bool has_value = false;
@@ -365,7 +406,7 @@ class Scanner {
         if (p >= n) return kEof;
         const char q = html_[p];
         if (q == '"' || q == '\'') {
-          const size_t close = html_.find(q, p + 1);
+          const size_t close = Find(q, p + 1);
           if (close == std::string_view::npos) return kEof;
           value = html_.substr(p + 1, close - p - 1);
           p = close + 1;  // after the value: the loop's top takes '/', '>' or the next name
@@ -373,14 +414,17 @@ class Scanner {
           tag_ends = true;  // "name=>": no value, and the tag ends
         } else {
           const size_t start = p;
-          while (p < n && !IsTagSpace(html_[p]) && html_[p] != '>') ++p;
+          while (p < n && !(ClassOf(html_[p]) & kEndsUnquotedValue)) ++p;
           if (p >= n) return kEof;
           value = html_.substr(start, p - start);
         }
       }
       const std::string_view name = std::string_view(tag->names).substr(name_offset, name_length);
       bool duplicate = false;
-      for (const Tag::Attribute& a : tag->attributes) duplicate = duplicate || SameAttributeName(tag->AttributeName(a), name);
+      for (const Tag::Attribute& a : tag->attributes) {
+        duplicate = duplicate || (non_ascii_names ? SameAttributeName(tag->AttributeName(a), name)
+                                                  : tag->AttributeName(a) == name);
+      }
       if (duplicate) {
         // A repeated attribute without a value: gumbo drops the attribute
         // after it (the standard and MyHTML keep it): left to MyHTML.
@@ -391,6 +435,32 @@ class Scanner {
       }
       if (tag_ends) return p + 1;
     }
+  }
+
+  // Appends to `out`, lowercased, the name from html_[first] (which is taken
+  // whatever it is; npos: from `p`) through the byte before the first one of
+  // class `ends`, and returns where that byte is (or the end). A control
+  // character in the name marks the scan failed; `non_ascii` is set if the
+  // name has a byte >= 0x80.
+  size_t ReadName(size_t p, uint8_t ends, std::string* out, bool* non_ascii,
+                  size_t first = std::string_view::npos) {
+    const size_t n = html_.size();
+    const size_t start = first == std::string_view::npos ? p : first;
+    uint8_t seen = first == std::string_view::npos ? 0 : ClassOf(html_[first]);
+    while (p < n) {
+      const uint8_t c = ClassOf(html_[p]);
+      if (c & ends) break;
+      seen |= c;
+      ++p;
+    }
+    if (seen & kControlByte) failure_ = "control character";
+    if (seen & kNonAsciiByte) *non_ascii = true;
+    const size_t old_size = out->size();
+    out->append(html_.data() + start, p - start);
+    if (seen & kUpperByte) {
+      for (size_t i = old_size; i < out->size(); ++i) (*out)[i] = ToLowerAscii((*out)[i]);
+    }
+    return p;
   }
 
   // Raw text, RCDATA or script data from `from` up to its end tag "</name"
