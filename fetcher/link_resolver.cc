@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 namespace zcrawl::fetcher {
@@ -25,11 +26,17 @@ std::optional<std::string> Resolve(std::string_view raw, const Url* base, Resolv
   return std::string(resolved->href());
 }
 
-void AddEmbed(std::string url, std::unordered_set<std::string>& seen, ResolvedLinks& out) {
-  if (!seen.insert(url).second) return;
+// URLs already listed, as views of the listed v1::Link's own url: one copy
+// of each URL, not two. The vectors are reserved for every candidate first,
+// so no Link moves while a view of it is held.
+using SeenUrls = std::unordered_set<std::string_view>;
+
+void AddEmbed(std::string url, SeenUrls& seen, ResolvedLinks& out) {
+  if (seen.contains(url)) return;
   v1::Link& link = out.embeds.emplace_back();
   link.set_url(std::move(url));
   link.set_embed(true);
+  seen.insert(link.url());
 }
 
 }  // namespace
@@ -40,19 +47,21 @@ ResolvedLinks ResolveLinks(const ParsedHtml& html, const Url& page_url, bool ign
   Result<Url> base_href = Url::Parse(html.base_href, &page_url);
   if (!html.base_href.empty() && base_href.ok()) base = &*base_href;
 
-  std::unordered_set<std::string> seen;
+  SeenUrls seen;
   seen.reserve(html.links.size());
   out.links.reserve(html.links.size());
   for (const RawLink& raw : html.links) {
     std::optional<std::string> url = Resolve(raw.href, base, out);
-    if (!url || !seen.insert(*url).second) continue;
+    if (!url || seen.contains(*url)) continue;
     v1::Link& link = out.links.emplace_back();
     link.set_url(std::move(*url));
     link.set_nofollow(!ignore_nofollow && (raw.rel_nofollow || html.meta_nofollow));
+    seen.insert(link.url());
   }
   // Requisites are fetched whatever the page's nofollow: a robots meta
   // tag speaks of the links to follow, not of what renders the page.
-  std::unordered_set<std::string> seen_embeds;
+  SeenUrls seen_embeds;
+  out.embeds.reserve(html.embeds.size());
   for (const RawEmbed& raw : html.embeds) {
     if (std::optional<std::string> url = Resolve(raw.url, base, out)) AddEmbed(std::move(*url), seen_embeds, out);
   }
@@ -63,7 +72,8 @@ ResolvedLinks ResolveCssReferences(std::string_view css, const Url& stylesheet_u
   ResolvedLinks out;
   std::vector<CssReference> references;
   FindCssReferences(css, &references);
-  std::unordered_set<std::string> seen;
+  SeenUrls seen;
+  out.embeds.reserve(references.size());
   for (const CssReference& reference : references) {
     if (std::optional<std::string> url = Resolve(reference.url, &stylesheet_url, out)) AddEmbed(std::move(*url), seen, out);
   }
