@@ -99,7 +99,7 @@ class Html5libAgreementTest : public ::testing::Test {
     size_t disagreements = 0;
     for (size_t i = 0; i < pages.size(); ++i) {
       ASSERT_EQ(readings[i].at("path"), pages[i].string());
-      const std::string html = corpus::ReadWholeFile(pages[i]);
+      const std::string html = testing::ReadFile(pages[i].string());
       const nlohmann::json expected = OracleFields(readings[i]);
       const nlohmann::json by_scan = Comparable(scan->Parse(html));
       const nlohmann::json by_gumbo = Comparable(gumbo->Parse(html));

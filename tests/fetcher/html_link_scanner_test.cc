@@ -20,6 +20,7 @@
 #include "fetcher/html_parser.h"
 #include "fetcher/scan_html_parser.h"
 #include "tests/support/documentation_corpus.h"
+#include "tests/support/test_process.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -41,7 +42,7 @@ std::vector<std::string> Hrefs(const ParsedHtml& parsed) {
   return hrefs;
 }
 
-class HtmlLinkScannerTest : public testing::Test {
+class HtmlLinkScannerTest : public ::testing::Test {
  protected:
   ParsedHtml Gumbo(std::string_view html) { return gumbo_->Parse(html); }
 
@@ -344,7 +345,7 @@ TEST_F(HtmlLinkScannerTest, PythonDocumentationCorpusAgrees) {
   if (files.empty()) GTEST_SKIP() << "python3-doc is not installed";
   size_t answered = 0;
   for (const auto& file : files) {
-    answered += ExpectAgreesWhenItAnswers(corpus::ReadWholeFile(file), file.string()) ? 1 : 0;
+    answered += ExpectAgreesWhenItAnswers(testing::ReadFile(file.string()), file.string()) ? 1 : 0;
     if (HasFailure()) break;
   }
   EXPECT_GT(answered, files.size() / 2) << "most documentation pages need no tree";

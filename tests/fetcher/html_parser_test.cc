@@ -18,6 +18,7 @@
 #include "fetcher/charset.h"
 #include "fetcher/html_depth_limit.h"
 #include "tests/support/documentation_corpus.h"
+#include "tests/support/test_process.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -51,7 +52,7 @@ std::string Describe(const ParsedHtml& p) {
 // ---------------------------------------------------------------------------
 // Behaviour every backend must have.
 
-class HtmlParserTest : public testing::TestWithParam<std::string> {
+class HtmlParserTest : public ::testing::TestWithParam<std::string> {
  protected:
   ParsedHtml Parse(std::string_view html) { return parser_->Parse(html); }
 
@@ -356,7 +357,7 @@ TEST_P(HtmlParserTest, SeparateInstancesWorkOnSeparateThreads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, HtmlParserTest,
-                         testing::Values("gumbo", "myhtml"),
+                         ::testing::Values("gumbo", "myhtml"),
                          [](const auto& info) { return info.param; });
 
 TEST(MakeHtmlParserTest, UnknownNameGivesNull) {
@@ -367,7 +368,7 @@ TEST(MakeHtmlParserTest, UnknownNameGivesNull) {
 // ---------------------------------------------------------------------------
 // The two backends agree.
 
-class HtmlParserDifferentialTest : public testing::Test {
+class HtmlParserDifferentialTest : public ::testing::Test {
  protected:
   // With text and without (MyHTML then skips whitespace-only tokens).
   void ExpectAgree(std::string_view html, std::string_view label) {
@@ -464,7 +465,7 @@ TEST_F(HtmlParserDifferentialTest, PythonDocumentationCorpusAgrees) {
   size_t links = 0;
   for (const auto& file : files) {
     std::stringstream content;
-    content << corpus::ReadWholeFile(file);
+    content << testing::ReadFile(file.string());
     const ParsedHtml a = gumbo_->Parse(content.str());
     const ParsedHtml b = myhtml_->Parse(content.str());
     ASSERT_EQ(a, b) << file << "\n--- gumbo:\n"

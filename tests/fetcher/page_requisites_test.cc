@@ -17,6 +17,7 @@
 #include "fetcher/scan_html_parser.h"
 #include "fetcher/srcset.h"
 #include "tests/support/documentation_corpus.h"
+#include "tests/support/test_process.h"
 
 namespace zcrawl::fetcher {
 
@@ -171,7 +172,7 @@ std::string Describe(const std::vector<RawEmbed>& embeds) {
   return out;
 }
 
-class PageRequisitesParserTest : public testing::TestWithParam<std::string> {
+class PageRequisitesParserTest : public ::testing::TestWithParam<std::string> {
  protected:
   std::unique_ptr<HtmlParser> parser_ =
       MakeHtmlParser(GetParam(), HtmlParserOptions{.extract_text = false, .extract_embeds = true});
@@ -214,7 +215,7 @@ TEST_P(PageRequisitesParserTest, AReconstructedFormattingElementBringsItsStyleAg
       << Describe(parsed.embeds);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, PageRequisitesParserTest, testing::Values("gumbo", "myhtml", "scan"));
+INSTANTIATE_TEST_SUITE_P(Backends, PageRequisitesParserTest, ::testing::Values("gumbo", "myhtml", "scan"));
 
 // Found by ./run fuzz html_scan: a <style> the input ends in keeps its text
 // for gumbo (and the standard), not for MyHTML; the scanner leaves it to
@@ -287,7 +288,7 @@ TEST(PageRequisitesScannerTest, RandomSoupAgreesWithGumboWheneverItAnswers) {
   };
   size_t answered = 0, gave_up = 0;
   constexpr int kDocs = 4000;
-  for (int d = 0; d < kDocs && !testing::Test::HasFailure(); ++d) {
+  for (int d = 0; d < kDocs && !::testing::Test::HasFailure(); ++d) {
     std::string doc;
     const size_t length = 1 + next(24);
     for (size_t i = 0; i < length; ++i) doc.append(pieces[next(pieces.size())]);
@@ -314,7 +315,7 @@ TEST(PageRequisitesScannerTest, PythonDocumentationCorpusAgreesWithGumbo) {
   auto scan = MakeHtmlParser("scan", HtmlParserOptions{.extract_text = false, .extract_embeds = true});
   size_t with_embeds = 0;
   for (const auto& path : files) {
-    const std::string html = corpus::ReadWholeFile(path);
+    const std::string html = testing::ReadFile(path.string());
     const ParsedHtml reference = gumbo->Parse(html);
     EXPECT_EQ(scan->Parse(html).embeds, reference.embeds) << path;
     with_embeds += !reference.embeds.empty();

@@ -1,7 +1,5 @@
 #include "tests/support/documentation_corpus.h"
 
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 namespace zcrawl::corpus {
@@ -35,13 +33,6 @@ std::set<fs::path> PostgresDocumentationPages() {
   std::set<fs::path> files;
   AddHtmlFiles("/usr/share/doc/postgresql-doc-15/html", &files);
   return files;
-}
-
-std::string ReadWholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
 }
 
 }  // namespace zcrawl::corpus

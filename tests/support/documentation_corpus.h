@@ -3,19 +3,16 @@
 // written by Sphinx) and postgresql-doc-15 (/usr/share/doc/postgresql-doc-15/
 // html, ~1,170 pages written by DocBook's XSL). `./run test` installs both
 // (TEST_PACKAGES in tools/debian_packages.sh); a set is empty when its
-// package is not installed, and the tests using it then skip.
+// package is not installed, and the tests using it then skip. Read a page
+// with testing::ReadFile (test_process.h).
 #pragma once
 
 #include <filesystem>
 #include <set>
-#include <string>
 
 namespace zcrawl::corpus {
 
 std::set<std::filesystem::path> PythonDocumentationPages();
 std::set<std::filesystem::path> PostgresDocumentationPages();
-
-// The whole content of `path` ("" if it cannot be read).
-std::string ReadWholeFile(const std::filesystem::path& path);
 
 }  // namespace zcrawl::corpus
