@@ -282,8 +282,9 @@ class Scanner {
   const char* Run() {
     size_t pos = 0;
     while (failure_ == nullptr) {
-      pos = Find('<', pos);
-      if (pos == kEof) break;
+      const void* lt = std::memchr(html_.data() + pos, '<', html_.size() - pos);
+      if (lt == nullptr) break;
+      pos = static_cast<const char*>(lt) - html_.data();
       pos = Markup(pos);
       if (pos == kEof) break;
     }
@@ -291,21 +292,6 @@ class Scanner {
   }
 
  private:
-  // The first `c` at or after `from`, or kEof. Text between tags and
-  // attribute values are mostly short: a library memchr per one of them
-  // cost more in its call than in its search (a quarter of the scan of
-  // Python's documentation), so the first bytes are looked at here.
-  size_t Find(char c, size_t from) const {
-    const size_t n = html_.size();
-    const size_t near = std::min(n, from + 16);
-    for (size_t p = from; p < near; ++p) {
-      if (html_[p] == c) return p;
-    }
-    if (near >= n) return kEof;
-    const void* found = std::memchr(html_.data() + near, c, n - near);
-    return found == nullptr ? kEof : static_cast<size_t>(static_cast<const char*>(found) - html_.data());
-  }
-
   // The markup at html_[lt] == '<'; returns where text resumes (kEof: at the end).
   size_t Markup(size_t lt) {
     const size_t n = html_.size();
@@ -406,7 +392,7 @@ class Scanner {
         if (p >= n) return kEof;
         const char q = html_[p];
         if (q == '"' || q == '\'') {
-          const size_t close = Find(q, p + 1);
+          const size_t close = html_.find(q, p + 1);
           if (close == std::string_view::npos) return kEof;
           value = html_.substr(p + 1, close - p - 1);
           p = close + 1;  // after the value: the loop's top takes '/', '>' or the next name
