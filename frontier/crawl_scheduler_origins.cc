@@ -64,7 +64,9 @@ HostSlot* CrawlScheduler::FindSlot(std::string_view origin) {
 }
 
 void CrawlScheduler::LoadWaitingOrigins() {
-  if (clock_.NowMs() < line_retry_ms_) return;
+  // Called at every lease: nothing to read, not even the clock, when the
+  // line is empty (as it is below the bound).
+  if (parked_waiting_.empty() || clock_.NowMs() < line_retry_ms_) return;
   while (!parked_waiting_.empty() && slots_.size() < options_.max_active_origins) {
     const uint32_t id = parked_waiting_.front();
     parked_waiting_.pop_front();
