@@ -327,6 +327,9 @@ class CrawlScheduler {
   void LeaveLine(HostSlot& slot);
   void ParkCandidates();
   void Park(HostSlot& slot);
+  // A parked origin's status row, kept if it ranks among the failing or
+  // the busiest (parked_origin_rows.h).
+  void KeepParkedRow(v1::HostQueue row);
   bool HasWork(const HostSlot& slot) const;
   void MaybeSchedule(uint32_t slot_index);
   // Takes one URL from a ready slot into `out`; false if the slot had none.

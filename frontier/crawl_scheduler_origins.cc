@@ -226,10 +226,13 @@ void CrawlScheduler::ParkCandidates() {
   }
 }
 
+void CrawlScheduler::KeepParkedRow(v1::HostQueue row) {
+  if (row.failed() > 0) parked_failing_.Offer(row);
+  if (row.done() + row.failed() > 0) parked_busiest_.Offer(std::move(row));
+}
+
 void CrawlScheduler::Park(HostSlot& slot) {
-  const v1::HostQueue row = HostRow(slot);
-  if (slot.failed > 0) parked_failing_.Offer(row);
-  if (slot.done + slot.failed > 0) parked_busiest_.Offer(row);
+  KeepParkedRow(HostRow(slot));
   if (slot.backlog > 0) {
     // Its turn is over: to the back of the line (unless it has a place
     // there: loaded by a URL of its own while in line), with where its
@@ -281,8 +284,7 @@ Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
     row.set_host(origin.origin);
     row.set_done(origin.done);
     row.set_failed(origin.failed);
-    if (origin.failed > 0) parked_failing_.Offer(row);
-    if (origin.done + origin.failed > 0) parked_busiest_.Offer(std::move(row));
+    KeepParkedRow(std::move(row));
     return Status::Ok();
   }
   HostSlot& slot = LoadSlot(origin, /*restore=*/true);
