@@ -15,6 +15,7 @@
 #include "common/json_writer.h"
 #include "common/url.h"
 #include "writer/file_io.h"
+#include "writer/files_window_journal.h"
 #include "writer/jsonl_keys.h"
 
 namespace zcrawl::writer {
@@ -115,6 +116,21 @@ Status FilesSink::Open() {
   struct stat st {};
   if (fstat(index_fd_, &st) != 0) return ErrnoStatus("cannot stat", index, errno);
   index_durable_bytes_ = st.st_size;
+  // Page files of a window an earlier run never made durable (it was
+  // killed before its index lines were): gone, so no page is here twice.
+  uint64_t removed = 0;
+  const std::string journal_dir = options_.out_dir + "/" + std::string(kFilesWindowJournalDir);
+  if (Status s = CreateFolderDurably(journal_dir); !s.ok()) return s;
+  if (Status s = journal_.Open(options_.out_dir, journal_dir + "/" + std::string(kFilesWindowJournalName), index,
+                               &removed);
+      !s.ok()) {
+    return s;
+  }
+  if (removed > 0) {
+    spdlog::warn("files: removed {} page file(s) an earlier run wrote but never acknowledged; their pages come again",
+                 removed);
+  }
+  unacknowledged_removed_ += removed;
   return Status::Ok();
 }
 
@@ -125,6 +141,8 @@ Result<std::string> FilesSink::StoreBody(const v1::Page& page, const std::string
     const std::string dir = slash == std::string::npos ? "" : relative.substr(0, slash);
     if (EnsureDir(dir)) {
       const std::string full = options_.out_dir + "/" + relative;
+      // Named before it exists, so a kill cannot leave it unnamed.
+      if (Status s = journal_.Record(relative); !s.ok()) return s;
       int fd = open(full.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       if (fd < 0 && errno == ENOENT) {
         // Someone removed a folder we had made: make it again.
@@ -212,12 +230,16 @@ Status FilesSink::Flush() {
   index_durable_bytes_ += static_cast<off_t>(index_buffer_.size());
   index_buffer_.clear();
   window_files_.clear();
+  // The window is acknowledged; a journal not emptied only makes the next
+  // Open look at files the index names, and keep them.
+  if (Status s = journal_.Clear(); !s.ok()) spdlog::warn("files: {}", s.message());
   return Status::Ok();
 }
 
 void FilesSink::RollBackWindow() {
   for (const std::string& file : window_files_) unlink(file.c_str());
   window_files_.clear();
+  if (Status s = journal_.Clear(); !s.ok()) spdlog::warn("files: {}", s.message());
   index_buffer_.clear();
   if (ftruncate(index_fd_, index_durable_bytes_) != 0) {
     // Rare (EIO): the index may now list pages of the failed window whose
@@ -235,6 +257,7 @@ Status FilesSink::Close() {
   Status s = Flush();
   close(index_fd_);
   index_fd_ = -1;
+  journal_.Close();
   return s;
 }
 

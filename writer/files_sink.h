@@ -14,7 +14,11 @@
 // A failed write or flush leaves nothing behind: the page file being
 // written is removed, and a failed Flush removes every file of its window
 // and cuts index.jsonl back to its last durable size (the window gets no
-// credit and is given again, sink_group.h). Errors keep their errno's code
+// credit and is given again, sink_group.h). A writer killed in a window
+// leaves nothing behind either: each page file is named in a journal before
+// it is created, and the next Open removes the ones no index line names
+// (files_window_journal.h), so every page is in the folder once. Errors keep
+// their errno's code
 // (file_io.h: ENOSPC is ResourceExhausted, what makes the writer wait for
 // space).
 //
@@ -27,6 +31,7 @@
 #include <vector>
 #include <sys/types.h>
 
+#include "writer/files_window_journal.h"
 #include "writer/sink.h"
 #include "writer/sink_options.h"
 
@@ -63,6 +68,12 @@ class FilesSink final : public Sink {
   // Removes the window's files and cuts the index back (a failed Flush).
   void RollBackWindow();
   std::unordered_set<std::string> known_dirs_;  // relative folders that exist
+  FilesWindowJournal journal_;  // the window's page files, for a restart's Open
+  uint64_t unacknowledged_removed_ = 0;
+
+ public:
+  // Page files an earlier run left unacknowledged that Open removed.
+  uint64_t unacknowledged_removed() const { return unacknowledged_removed_; }
 };
 
 // Relative path (under out_dir) where FilesSink would like to put `url`.

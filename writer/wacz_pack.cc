@@ -22,6 +22,7 @@
 #include "writer/file_io.h"
 #include "writer/warc_file_cdxj.h"
 #include "writer/warc_index.h"
+#include "writer/warc_recovery.h"
 
 namespace zcrawl::writer {
 namespace {
@@ -187,6 +188,17 @@ Status WriteZip(const std::string& output, const std::vector<Resource>& resource
 
 Status PackWacz(const std::string& dir, const std::string& output, WaczCounts* counts) {
   *counts = WaczCounts();
+  // A writer that died and was never restarted may have left pages no index
+  // line acknowledges; the package holds each page once, as the writer's
+  // own recovery would leave the files (warc_recovery.h).
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(kWarcIndexSuffix)) continue;
+    const std::string prefix = name.substr(0, name.size() - kWarcIndexSuffix.size());
+    WarcRecoveryCounts cut;
+    if (Status s = CutWarcFilesToIndex(dir, prefix, entry.path().string(), 0, nullptr, &cut); !s.ok()) return s;
+    counts->unacknowledged_cut += cut.files_cut + cut.files_set_aside;
+  }
   CrawlIndexCounts index_counts;
   const std::string index_path = (fs::path(dir) / "index.cdxj").string();
   if (Status s = WriteCrawlIndex(dir, index_path, &index_counts); !s.ok()) return s;

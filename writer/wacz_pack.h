@@ -24,7 +24,9 @@
 // Every entry is STORED (the spec requires it for the WARC files and allows
 // it for the rest). The ZIP is written by libzip (ZIP64 past 4 GiB) to a
 // temporary name and renamed, so a reader never sees half a WACZ. Run it
-// after the crawl, when no writer writes to the folder.
+// after the crawl, when no writer writes to the folder: it first cuts the
+// WARC files back to what their sidecar index acknowledges, as a writer's
+// Open would, so the package holds every page once.
 //
 // Thread-safety: a function of its arguments and the files named.
 #pragma once
@@ -42,6 +44,9 @@ struct WaczCounts {
   uint64_t extra_pages = 0;  // lines of extraPages.jsonl
   uint64_t index_lines = 0;
   uint64_t bytes = 0;        // size of the WACZ
+  // WARC files cut back to their index first (a writer killed and never
+  // restarted left pages no index line acknowledges; warc_recovery.h).
+  uint64_t unacknowledged_cut = 0;
 };
 
 // Packs the WARC files of `dir` into `output`. Also leaves the merged index

@@ -18,8 +18,9 @@
 // Durability: the sink adds lines while writing and calls Flush only after
 // the WARC bytes they point at were fsynced, so a line never names bytes
 // that are not durable. A crash between the two leaves durable pages that
-// no line names; they were never acknowledged, come again and are stored
-// twice (the Sink contract allows it). Open cuts a torn last line left by a
+// no line names; they were never acknowledged and come again, so the sink
+// cuts them out of the WARC files at its next Open (warc_recovery.h): the
+// index is the files' commit record. Open cuts a torn last line left by a
 // crash; ForEachKey also skips lines that are not complete JSON objects and
 // lines whose range is not within their WARC file (deleted or cut files).
 // After a failed write the file is cut back to its last durable size.

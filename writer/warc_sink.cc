@@ -17,43 +17,25 @@
 #include <spdlog/spdlog.h>
 
 #include "common/encoding.h"
+#include "common/fault_point.h"
 #include "common/process_identity.h"
 #include "common/sha1.h"
 #include "warc/cdxj.h"
 #include "writer/file_io.h"
 #include "writer/warc_file_cdxj.h"
+#include "writer/warc_file_name.h"
+#include "writer/warc_recovery.h"
 
 namespace zcrawl::writer {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kWarcSuffix = ".warc.gz";
 constexpr int kMaxCreateAttempts = 10000;
 constexpr char kWarcinfoBlock[] =
     "software: zcrawl\r\n"
     "format: WARC File Format 1.1\r\n"
     "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n";
-
-// "PREFIX-YYYYmmddHHMMSS-NNNNN.warc.gz" -> NNNNN; false for other names.
-bool ParseSerial(std::string_view name, std::string_view prefix, uint64_t& serial) {
-  if (name.size() <= prefix.size() + 1 + kWarcSuffix.size() || !name.starts_with(prefix) ||
-      name[prefix.size()] != '-' || !name.ends_with(kWarcSuffix)) {
-    return false;
-  }
-  std::string_view rest = name.substr(prefix.size() + 1);
-  rest.remove_suffix(kWarcSuffix.size());
-  const size_t dash = rest.find('-');
-  if (dash != 14 || rest.size() == 15) return false;
-  const auto all_digits = [](std::string_view s) {
-    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  const std::string_view stamp = rest.substr(0, 14);
-  const std::string_view digits = rest.substr(15);
-  if (!all_digits(stamp) || !all_digits(digits) || digits.size() > 18) return false;
-  serial = std::stoull(std::string(digits));
-  return true;
-}
 
 // "YYYYmmddHHMMSS" in UTC.
 std::string FileStamp(int64_t ms) {
@@ -102,12 +84,25 @@ Status WarcSink::Open() {
   std::error_code ec;
   for (fs::directory_iterator it(options_.out_dir, ec), end; !ec && it != end; it.increment(ec)) {
     uint64_t serial = 0;
-    if (ParseSerial(it->path().filename().string(), options_.warc_prefix, serial)) {
+    if (ParseWarcOrAsideSerial(it->path().filename().string(), options_.warc_prefix, serial)) {
       next = std::max(next, serial + 1);
     }
   }
   if (ec) return ErrnoStatus("list folder", options_.out_dir, ec.value());
   if (Status s = index_.Open(); !s.ok()) return s;
+  // What an earlier run wrote after its last durable index line was never
+  // acknowledged and comes again: cut it, so no page is in the files twice.
+  WarcRecoveryCounts cut;
+  if (Status s = CutWarcFilesToIndex(options_.out_dir, options_.warc_prefix, index_.path(), 0, nullptr, &cut);
+      !s.ok()) {
+    return s;
+  }
+  if (cut.changed()) {
+    spdlog::warn("warc: cut {} unacknowledged byte(s) from {} file(s) and set {} file(s) with no acknowledged "
+                 "page aside (*.unacknowledged); their pages come again",
+                 cut.bytes_cut, cut.files_cut, cut.files_set_aside);
+  }
+  recovered_ = cut;
   // Files an earlier run finished without writing their CDXJ (it stopped
   // in between) get it now, from the durable index lines.
   CdxjFileCounts recovered;
@@ -243,9 +238,38 @@ void WarcSink::FailWindow(Status error) {
   if (window_error_.ok()) window_error_ = std::move(error);
   AbandonFile();
   index_.DropPending();
+  CutFinishedFilesToIndex();
   if (digests_) digests_->DropPending();
   window_revisits_ = 0;
   window_bytes_saved_ = 0;
+}
+
+void WarcSink::CutFinishedFilesToIndex() {
+  // Files that rotation closed while the failed window(s) ran hold some of
+  // their pages; cut those out (warc_recovery.h). The flush in flight is
+  // over, so the index is not being written.
+  if (finished_files_.empty()) return;
+  std::set<std::string> names;
+  uint64_t from = UINT64_MAX;
+  for (const FinishedFile& file : finished_files_) {
+    names.insert(file.name);
+    from = std::min(from, file.index_from);
+  }
+  WarcRecoveryCounts cut;
+  if (Status s = CutWarcFilesToIndex(options_.out_dir, options_.warc_prefix, index_.path(), from, &names, &cut);
+      !s.ok()) {
+    // The next Open cuts them; until then a page may be in a file twice.
+    spdlog::warn("warc: cannot cut a failed window's pages out of a finished file: {}", s.message());
+  }
+  recovered_.files_cut += cut.files_cut;
+  recovered_.bytes_cut += cut.bytes_cut;
+  recovered_.files_set_aside += cut.files_set_aside;
+  if (cut.files_set_aside > 0) {
+    // Set aside: no CDXJ to write for them.
+    std::erase_if(finished_files_, [&](const FinishedFile& file) {
+      return !std::filesystem::exists(std::filesystem::path(options_.out_dir) / file.name);
+    });
+  }
 }
 
 Status WarcSink::Flush() {
@@ -285,6 +309,11 @@ Status WarcSink::BeginFlush() {
     if (sync_dir) {
       if (Status s = FsyncDir(options_.out_dir); !s.ok()) return s;
     }
+    // The instant recovery exists for: pages durable, not yet indexed.
+    FaultPoint("warc-data-synced", [&] {
+      struct stat st {};
+      return path + " " + std::to_string(fd >= 0 && ::fstat(fd, &st) == 0 ? st.st_size : 0);
+    });
     bool index_created = false;
     if (Status s = index_.FlushSealed(&index_created); !s.ok()) return s;
     if (index_created) {
@@ -382,7 +411,7 @@ Status WarcSink::StartFile() {
       return ResourceExhaustedError("no free WARC serial in " + options_.out_dir);
     }
     name = options_.warc_prefix + "-" + stamp + "-" + SerialString(next_serial_) +
-           std::string(kWarcSuffix);
+           std::string(kWarcFileSuffix);
     path = (fs::path(options_.out_dir) / name).string();
     ++next_serial_;
     fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

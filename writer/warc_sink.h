@@ -50,11 +50,26 @@
 // A file never grows past warc_max_bytes, except when it holds a single page
 // larger than that: before appending a page that would cross the limit, the
 // sink closes the file and starts the next one. A page's records always stay
-// in one file. Open never touches existing files: it picks the serial after
-// the highest one in out_dir, creates files with O_EXCL and skips any serial
-// already taken, so nothing is ever overwritten. The first file is created
+// in one file. Open never overwrites a file: beyond the recovery below, which
+// only cuts bytes no index line names, it picks the serial after the highest
+// one in out_dir, creates files with O_EXCL and skips any serial already
+// taken. The first file is created
 // when the first page leaves the pool (in a Write with 0 threads, else in a
 // later Write or the Flush), so an Open/Close without pages leaves no file.
+//
+// Exactly once in the files, not only in the index: no page's records are
+// in the WARC files twice, whatever instant the writer dies at or whichever
+// write fails. The sidecar index (warc_index.h) is the commit record: a page
+// is acknowledged only after its index line is durable, and every byte a
+// file holds past the last record an index line names belongs to pages
+// that were never acknowledged and will come again. So those bytes are cut,
+// as a write-ahead log is cut back to its last commit (warc_recovery.h):
+// Open cuts every file of the folder back to its indexed end (a file no
+// line names is set aside as NAME.unacknowledged, never deleted), and a
+// failed window cuts the files rotation closed during it. We chose cutting
+// over moving the tail elsewhere because a cut needs no free space (the
+// failure is often a full disk) and the tail's pages are fetched again
+// anyway; `recovered()` counts what was cut.
 //
 // Durability: Write hands the page to the pool and appends finished results
 // to a buffer written in chunks of kWarcWriteChunkBytes; Flush waits for
@@ -67,14 +82,12 @@
 // rotation and failures wait for a flush in flight before touching the
 // file. After a failed write or fsync, or a failed encoding, the sink
 // cuts the current file back to what the last successful Flush made durable
-// (so no torn gzip member stays behind), refuses further Writes of that
+// (so no torn gzip member stays behind), cuts the files rotation finished
+// in the window back to their indexed end, refuses further Writes of that
 // Flush window and fails its Flush, so none of the window's pages is
 // acknowledged; the next window starts a new file. When the window in
 // flight fails, the one being written after it fails too (its bytes were
-// behind the cut). Pages already moved into
-// an earlier file by rotation in the failed window stay there and may then
-// appear twice: the Sink contract allows that, and readers take the later
-// copy or either.
+// behind the cut).
 //
 // Revisits (options.warc_dedup, on by default): a page whose payload (its
 // fetcher's SHA-1 of the body, non-empty) was stored before in this crawl,
@@ -122,6 +135,7 @@
 #include "writer/warc_encode_pool.h"
 #include "writer/payload_digest_index.h"
 #include "writer/warc_index.h"
+#include "writer/warc_recovery.h"
 #include "warc/warc_record.h"
 #include "zcrawl.pb.h"
 
@@ -182,6 +196,9 @@ class WarcSink : public Sink, public PipelinedFlush {
   // did not store again.
   DedupCounts dedup_counts() const override { return {revisits_, bytes_saved_}; }
   uint64_t revisits() const { return revisits_; }
+  // Unacknowledged bytes and files cut since construction (Open's recovery
+  // of an earlier run and failed windows; warc_recovery.h).
+  const WarcRecoveryCounts& recovered() const { return recovered_; }
   uint64_t bytes_saved() const { return bytes_saved_; }
 
  private:
@@ -199,6 +216,8 @@ class WarcSink : public Sink, public PipelinedFlush {
   Status AppendPage(EncodedWarcPage& page);
   // Records the first error of this Flush window and cuts the file back.
   void FailWindow(Status error);
+  // Cuts the files in finished_files_ back to their indexed end.
+  void CutFinishedFilesToIndex();
   // Waits for the flush in flight, if any; its success moves synced_bytes_
   // on, its failure fails the window being written too (sync_error_).
   void CompleteSync();
@@ -252,6 +271,7 @@ class WarcSink : public Sink, public PipelinedFlush {
   uint64_t revisits_ = 0;
   uint64_t bytes_saved_ = 0;
   bool dedup_error_logged_ = false;
+  WarcRecoveryCounts recovered_;
   bool dir_sync_needed_ = false;  // a file was created since the last folder fsync
   std::string buffer_;           // compressed records not yet written
   // The flush in flight (valid between BeginFlush and CompleteSync): the

@@ -19,6 +19,7 @@
 #include "tests/support/generated_site.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
+#include "tests/support/warc_checker.h"
 
 namespace zcrawl::testing {
 namespace {
@@ -33,10 +34,11 @@ int EnvInt(const char* name, int fallback) {
   return std::atoi(value);
 }
 
-// The kinds to kill, in order: each kind once, the rest random, shuffled.
-std::vector<std::string> KillKinds(int kills, std::mt19937& random) {
+// The kinds to kill, in order: each kind once, the rest random among
+// `extra`, shuffled.
+std::vector<std::string> KillKinds(int kills, const std::vector<std::string>& extra, std::mt19937& random) {
   std::vector<std::string> kinds(std::begin(kKinds), std::end(kKinds));
-  while (static_cast<int>(kinds.size()) < kills) kinds.push_back(kKinds[random() % 3]);
+  while (static_cast<int>(kinds.size()) < kills) kinds.push_back(extra[random() % extra.size()]);
   kinds.resize(static_cast<size_t>(std::max(kills, 0)));
   std::shuffle(kinds.begin(), kinds.end(), random);
   return kinds;
@@ -88,7 +90,10 @@ std::string ChaosReport::Figures() const {
       << " refetches=" << refetches() << " db_states={";
   for (const auto& [state, n] : db_states) out << state << ":" << n << " ";
   out << "}";
-  if (warc) out << " warc_missing=" << warc_missing << " warc_duplicates=" << warc_duplicates;
+  if (warc) {
+    out << " warc_missing=" << warc_missing << " warc_duplicates=" << warc_duplicates
+        << " warc_file_captures=" << warc_file_captures << " warc_file_duplicates=" << warc_file_duplicates;
+  }
   return out.str();
 }
 
@@ -97,6 +102,17 @@ ChaosOptions ChaosOptionsFromEnv(ChaosOptions defaults) {
   defaults.kills = EnvInt("ZCRAWL_CHAOS_KILLS", defaults.kills);
   defaults.seed = static_cast<uint32_t>(EnvInt("ZCRAWL_CHAOS_SEED", static_cast<int>(defaults.seed)));
   defaults.delay_ms = EnvInt("ZCRAWL_CHAOS_DELAY_MS", defaults.delay_ms);
+  if (const char* kinds = std::getenv("ZCRAWL_CHAOS_KINDS"); kinds != nullptr && *kinds != '\0') {
+    defaults.kinds.clear();
+    std::istringstream list(kinds);
+    for (std::string kind; std::getline(list, kind, ',');) {
+      if (std::find(std::begin(kKinds), std::end(kKinds), kind) != std::end(kKinds)) defaults.kinds.push_back(kind);
+    }
+    if (defaults.kinds.empty()) defaults.kinds.assign(std::begin(kKinds), std::end(kKinds));
+  }
+  if (const char* format = std::getenv("ZCRAWL_CHAOS_FORMAT"); format != nullptr && *format != '\0') {
+    defaults.format = format;
+  }
   return defaults;
 }
 
@@ -117,7 +133,7 @@ ChaosReport ChaosCrawl::Run() {
   report.expected_pages = ok.size() + not_found.size();
 
   std::mt19937 random(options_.seed);
-  const std::vector<std::string> kinds = KillKinds(options_.kills, random);
+  const std::vector<std::string> kinds = KillKinds(options_.kills, options_.kinds, random);
   const std::vector<double> moments = KillMoments(options_.kills, random);
 
   TestProcess crawl;
@@ -194,6 +210,15 @@ ChaosReport ChaosCrawl::Run() {
   if (report.warc) {
     const auto warc_index = ReadIndex(report.out_dir, "zcrawl-index.jsonl");
     for (const auto& [url, entries] : warc_index) report.warc_duplicates += entries.size() - 1;
+    const WarcCheckResult counted = CountWarcCaptures(report.out_dir);
+    if (counted.exit_code != 0) {
+      report.warc_file_error = counted.summary.dump();
+    } else {
+      report.warc_file_captures = counted.summary["captures"].get<uint64_t>();
+      for (const auto& uri : counted.summary["duplicated"]) {
+        report.warc_file_duplicates += uri["count"].get<uint64_t>() - 1;
+      }
+    }
     for (const auto* expected : {&ok, &not_found}) {
       for (const auto& url : *expected) {
         if (!warc_index.count(url)) ++report.warc_missing;
@@ -234,6 +259,9 @@ void ExpectCrawlSurvivedChaos(const ChaosOptions& options, const ChaosReport& re
   if (report.warc) {
     EXPECT_EQ(report.warc_missing, 0u) << "pages missing from the WARC index";
     EXPECT_EQ(report.warc_duplicates, 0u) << "a URL indexed twice in the WARC output";
+    EXPECT_TRUE(report.warc_file_error.empty()) << report.warc_file_error;
+    EXPECT_EQ(report.warc_file_duplicates, 0u) << "a page captured twice in the WARC files";
+    EXPECT_EQ(report.warc_file_captures, report.expected_pages) << "captures in the WARC files";
   }
   // The launcher saw each kill and restarted the process.
   const std::string full_log = ReadFile(report.log_path);

@@ -3,7 +3,9 @@
 // every kind of process at least once, then random kinds), letting the
 // launcher restart each one. Afterwards it gathers what a correct crawl
 // must show despite the kills: every expected page in index.jsonl once,
-// every URL in the frontier's store (frontier.db) final (2 done, 3 failed).
+// with WARC every page once in the WARC index and, by warcio's count, in
+// the WARC files themselves, every URL in the frontier's store
+// (frontier.db) final (2 done, 3 failed).
 //
 // Shared by tests/faults/chaos_short_test.cc (a short run in the suite) and
 // bench/chaos/chaos_test.cc (thousands of pages). One object runs one crawl;
@@ -31,6 +33,9 @@ struct ChaosOptions {
   // --format of the crawl. With "warc" in it, the WARC index must hold
   // every page once as well (its pipelined group commit under SIGKILL).
   std::string format = "files";
+  // Which components the kills choose from after each kind was hit once
+  // (ZCRAWL_CHAOS_KINDS, e.g. "writer"): all three by default.
+  std::vector<std::string> kinds = {"frontier", "writer", "fetcher"};
 };
 
 struct ChaosKill {
@@ -53,6 +58,12 @@ struct ChaosReport {
   bool warc = false;             // the crawl wrote WARC too
   uint64_t warc_missing = 0;     // expected but not in the WARC index
   uint64_t warc_duplicates = 0;  // WARC index lines beyond the first per URL
+  // In the WARC files themselves, as warcio's parser reads them
+  // (CountWarcCaptures): captures (response and revisit records), and
+  // those beyond the first per URI; an error when they could not be read.
+  uint64_t warc_file_captures = 0;
+  uint64_t warc_file_duplicates = 0;
+  std::string warc_file_error;
   uint64_t server_requests = 0;
   uint64_t distinct_paths = 0;  // distinct targets requested on the site
   uint64_t forbidden_requests = 0;  // out-of-scope paths or hosts requested
@@ -77,7 +88,8 @@ class ChaosCrawl {
 };
 
 // ChaosOptions from the environment (ZCRAWL_CHAOS_PAGES, _KILLS, _SEED,
-// _DELAY_MS), with `defaults` for what is unset.
+// _DELAY_MS, _KINDS as a comma list, _FORMAT), with `defaults` for what is
+// unset.
 ChaosOptions ChaosOptionsFromEnv(ChaosOptions defaults);
 
 // The gtest expectations both chaos tests share: exit 0, every kill done

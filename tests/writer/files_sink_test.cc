@@ -1,6 +1,9 @@
 #include "writer/files_sink.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <set>
@@ -188,6 +191,55 @@ TEST(FilesSinkTest, UnwritableFolderIsAClearError) {
   Status s = sink.Open();
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("/proc/zcrawl-cannot-write-here"), std::string::npos);
+}
+
+// The files of every regular file under `dir`, relative to it, without the
+// index and the writer's own folder.
+std::multiset<std::string> PageFilesUnder(const std::string& dir) {
+  std::multiset<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string relative = std::filesystem::relative(e.path(), dir).string();
+    if (e.is_regular_file() && relative != "index.jsonl" && !relative.starts_with(".zcrawl")) files.insert(relative);
+  }
+  return files;
+}
+
+// A writer killed in the middle of a window (a child process, SIGKILL after
+// two page files were written and before their index lines): the next Open
+// removes those files, so the pages, given again, take their own names once
+// and no second copy lands in _/. A name taken by an earlier, acknowledged
+// page of another URL stays.
+TEST(FilesSinkTest, PageFilesOfAKilledWindowAreRemovedSoEachPageIsStoredOnce) {
+  const std::string dir = zcrawl::testing::MakeTempDir("files-sink-killed");
+  SinkOptions options;
+  options.out_dir = dir;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    FilesSink sink(options);
+    bool ok = sink.Open().ok() && sink.Write(MakePage("http://h.test/a_b", "K", 1)).ok() && sink.Flush().ok();
+    // Unacknowledged: its own name, and one whose name "a_b" already holds
+    // (it goes to _/, after its natural name was recorded).
+    ok = ok && sink.Write(MakePage("http://h.test/lost", "L", 2)).ok() &&
+         sink.Write(MakePage("http://h.test/a;b", "T", 3)).ok();
+    if (!ok) _exit(1);
+    raise(SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child did not reach its kill";
+  const auto left = PageFilesUnder(dir);
+  ASSERT_EQ(left.size(), 3u) << "the killed window's files are not there";
+  ASSERT_EQ(left.count("h.test/lost"), 1u);
+
+  FilesSink sink(options);
+  ASSERT_TRUE(sink.Open().ok());
+  EXPECT_EQ(sink.unacknowledged_removed(), 2u);
+  EXPECT_EQ(PageFilesUnder(dir), std::multiset<std::string>{"h.test/a_b"});
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/lost", "L", 2)).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+  EXPECT_EQ(PageFilesUnder(dir), (std::multiset<std::string>{"h.test/a_b", "h.test/lost"}));
 }
 
 }  // namespace
