@@ -118,7 +118,7 @@ class FetcherNode {
     // Lent to the workers for each parse (html_parser_pool.h).
     std::shared_ptr<HtmlParserPool> parsers;
     // What the writer last asked for with each page; written by the node,
-    // read by the workers (page_processor.h).
+    // read by the workers, once per page (writer_wants_cell.h).
     WriterWantsCell writer_wants;
     NotifyingQueue<FetchOutcome> outcomes;  // workers -> the main loop
   };

@@ -210,10 +210,14 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   page.set_request_headers(response.request_headers);
   page.set_body_truncated(response.body_truncated);
   *page.mutable_timings() = response.timings;
+  // What the writer wants of this page, read once: every decision below
+  // follows the same wishes (writer_wants_cell.h). Without a writer's word
+  // (tools, tests): the digest, the body, no blocks.
+  const WriterWishes wishes =
+      writer_wants_ ? writer_wants_->Load() : WriterWishes{.payload_digest = true};
   // The WARC payload digest, when the writer asks for it (1-3% of a
-  // fetcher's CPU otherwise spent on every body); without a writer's word
-  // (tools, tests) it is always there.
-  if (writer_wants_ == nullptr || writer_wants_->payload_digest.load(std::memory_order_relaxed)) {
+  // fetcher's CPU otherwise spent on every body).
+  if (wishes.payload_digest) {
     page.set_body_sha1(Sha1(response.body));
   }
   if (item.report_validators()) {
@@ -257,7 +261,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   }
   page.set_body_length(response.body.size());
   page.set_body(std::move(response.body));
-  AddWarcBlockIfWanted(page);
+  AddWarcBlockIfWanted(page, wishes);
   if (options_.page_links) {
     *report.mutable_links() = page.links();
   } else {
@@ -266,9 +270,8 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   return outcome;
 }
 
-void PageProcessor::AddWarcBlockIfWanted(v1::Page& page) {
-  if (writer_wants_ == nullptr) return;
-  const uint32_t level = writer_wants_->warc_block_level.load(std::memory_order_relaxed);
+void PageProcessor::AddWarcBlockIfWanted(v1::Page& page, const WriterWishes& wishes) {
+  const uint32_t level = wishes.warc_block_level;
   if (level > 0) {
     if (!warc_compressor_ || warc_compressor_level_ != level) {
       warc_compressor_ = std::make_unique<GzipMemberCompressor>(static_cast<int>(level));
@@ -283,7 +286,7 @@ void PageProcessor::AddWarcBlockIfWanted(v1::Page& page) {
   }
   // body_length stays, and with a block the writer can inflate the body
   // back should it need it after all.
-  if (writer_wants_->omit_body.load(std::memory_order_relaxed)) page.clear_body();
+  if (wishes.omit_body) page.clear_body();
 }
 
 void PageProcessor::ParseHtml(const HttpResponse& response, v1::Page& page) {

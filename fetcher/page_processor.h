@@ -13,7 +13,6 @@
 // share, for the parse only.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -25,23 +24,10 @@
 #include "fetcher/html_parser.h"
 #include "fetcher/html_parser_pool.h"
 #include "fetcher/http_client.h"
+#include "fetcher/writer_wants_cell.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::fetcher {
-
-// What the writer last asked its fetchers for (Heartbeat.writer_wants):
-// written by the fetcher's network thread, read by the workers per page.
-struct WriterWantsCell {
-  std::atomic<uint32_t> warc_block_level{0};  // 0: no blocks
-  std::atomic<bool> omit_body{false};          // leave the body out (beside a block, if asked for)
-  std::atomic<bool> payload_digest{false};     // add Page.body_sha1
-
-  void Set(const v1::WriterWants& wants) {
-    warc_block_level.store(wants.warc_block_level(), std::memory_order_relaxed);
-    omit_body.store(wants.omit_body(), std::memory_order_relaxed);
-    payload_digest.store(wants.payload_digest(), std::memory_order_relaxed);
-  }
-};
 
 struct FetchOutcome {
   uint64_t lease_id = 0;
@@ -54,8 +40,9 @@ struct FetchOutcome {
 
 class PageProcessor {
  public:
-  // `writer_wants`, when given, is read for each page (and must outlive
-  // the processor).
+  // `writer_wants`, when given, is read once for each page (and must
+  // outlive the processor); without it a page has its digest, its body and
+  // no WARC blocks.
   PageProcessor(const FetcherOptions& options, std::unique_ptr<HttpClient> http,
                 std::shared_ptr<HtmlParserPool> parsers, const Clock& clock,
                 const WriterWantsCell* writer_wants = nullptr);
@@ -75,10 +62,10 @@ class PageProcessor {
  private:
   static void CompleteRobots(HttpResponse& response, v1::FetchReport& report);
   void ParseHtml(const HttpResponse& response, v1::Page& page);
-  // Adds the WARC blocks at the level the writer asked for, if any, and
-  // drops the body if the writer said it may (after a block was made, when
-  // blocks are asked for).
-  void AddWarcBlockIfWanted(v1::Page& page);
+  // Adds the WARC blocks at the level `wishes` ask for, if any, and drops
+  // the body if they say it may go (after a block was made, when blocks
+  // are asked for).
+  void AddWarcBlockIfWanted(v1::Page& page, const WriterWishes& wishes);
 
   const FetcherOptions& options_;
   std::unique_ptr<HttpClient> http_;

@@ -281,7 +281,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   const bool failed = report.status() != v1::FETCH_STATUS_OK || report.http_status() >= 400;
   if (failed && !(lease.robots_only && report.http_status() >= 400 && report.http_status() < 500)) {
     // (a robots.txt 4xx is no failure: RFC 9309 reads it as "allow all")
-    ChangeSlot(slot, [&] { slot.SetLastFailure((lease.robots_only ? "robots.txt: " : "") + DescribeFailure(report)); });
+    SetLastFailure(slot, (lease.robots_only ? "robots.txt: " : "") + DescribeFailure(report));
   }
   if (lease.robots_only) {
     ApplyRobots(slot_index, report, lease.record.attempts + 1, completion);
@@ -502,7 +502,7 @@ void CrawlScheduler::ReturnLease(uint64_t lease_id, const std::string& reason, b
     // Expired, or its fetcher was lost: counted and backed off like any
     // unanswered robots.txt, so one that hangs or kills fetchers cannot
     // keep the crawl from ending (it used to be re-leased at once, forever).
-    ChangeSlot(slot, [&] { slot.SetLastFailure("robots.txt: " + reason); });
+    SetLastFailure(slot, "robots.txt: " + reason);
     RobotsUnanswered(slot_index, lease.record.attempts + 1, reason);
   } else if (lease.robots_only) {
     slot.robots_state = RobotsState::kNeeded;  // handed back unasked: at once

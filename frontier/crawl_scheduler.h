@@ -377,6 +377,9 @@ class CrawlScheduler {
   // backlogged_origins_ exact.
   void SetBacklog(HostSlot& slot, uint64_t backlog);
   void MarkDirty(HostSlot& slot);
+  // A failed fetch of the origin: its last failure, kept in its record too
+  // (staged with it), so the status and summary name it after a resume.
+  void SetLastFailure(HostSlot& slot, std::string failure);
   void ApplyRobots(uint32_t slot_index, const v1::FetchReport& report, uint32_t attempts,
                    Completion& completion);
   // A robots.txt fetch without an answer (5xx, 429, unreachable, an expired

@@ -142,9 +142,8 @@ HostSlot& CrawlScheduler::LoadSlot(const StoredOrigin& record, bool restore) {
   // by its token): a resumed crawl asks robots.txt again.
   if (!restore && slot.robots_state == RobotsState::kNeeded) ReadStoredRobots(slot, std::nullopt);
   parked_busiest_.Take(slot.origin);
-  if (auto row = parked_failing_.Take(slot.origin); row && !row->last_failure().empty()) {
-    ChangeSlot(slot, [&] { slot.SetLastFailure(row->last_failure()); });
-  }
+  parked_failing_.Take(slot.origin);
+  if (!record.last_failure.empty()) ChangeSlot(slot, [&] { slot.SetLastFailure(record.last_failure); });
   return slot;
 }
 
@@ -157,6 +156,7 @@ StoredOrigin CrawlScheduler::RecordOf(const HostSlot& slot) {
   record.failed = slot.recorded_failed;
   record.refetched = slot.refetched;
   record.in_line = slot.in_line;
+  record.last_failure = slot.LastFailure();
   return record;
 }
 
@@ -171,6 +171,11 @@ void CrawlScheduler::MarkDirty(HostSlot& slot) {
   if (slot.dirty) return;
   slot.dirty = true;
   dirty_slots_.push_back(slot.id);
+}
+
+void CrawlScheduler::SetLastFailure(HostSlot& slot, std::string failure) {
+  ChangeSlot(slot, [&] { slot.SetLastFailure(std::move(failure)); });
+  MarkDirty(slot);
 }
 
 void CrawlScheduler::StageDirtyOrigins() {
@@ -284,6 +289,7 @@ Status CrawlScheduler::RestoreOrigin(const StoredOrigin& origin) {
     row.set_host(origin.origin);
     row.set_done(origin.done);
     row.set_failed(origin.failed);
+    row.set_last_failure(origin.last_failure);
     KeepParkedRow(std::move(row));
     return Status::Ok();
   }

@@ -43,8 +43,9 @@ struct HostSlot {
   // (CrawlScheduler::MaybeSpillRobots).
   std::unique_ptr<RobotsRules> robots;
   // The latest failed fetch of this origin (robots.txt or a page), its
-  // reason and detail: what `./run status` and the summary show for it.
-  // Null until one fails (LastFailure).
+  // reason and detail: what `./run status` and the summary show for it,
+  // kept in its record too (StoredOrigin::last_failure), so a resume
+  // still shows it. Null until one fails (LastFailure).
   std::unique_ptr<std::string> last_failure;
   uint64_t backlog = 0;            // waiting URLs on disk only
   uint64_t loaded_seq = 0;         // every seq <= this is in RAM or leased or final

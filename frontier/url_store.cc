@@ -355,52 +355,10 @@ Status UrlStore::LoadQueue(uint32_t origin_id, std::string_view origin, uint64_t
 }
 
 void UrlStore::StageOrigin(const StoredOrigin& origin) {
-  std::string value;
-  PutVarint(origin.next_seq, &value);
-  PutVarint(origin.done, &value);
-  PutVarint(origin.failed, &value);
-  // A continuous crawl's count of refetches, behind a 0 byte, which no
-  // origin starts with: a record without it reads as 0 refetches.
-  if (origin.refetched > 0) {
-    value.push_back('\0');
-    PutVarint(origin.refetched, &value);
-  }
-  // Where its queue starts, behind a 1 byte (nor does an origin start so).
-  if (origin.loaded_seq > 0) {
-    value.push_back('\1');
-    PutVarint(origin.loaded_seq, &value);
-  }
-  if (origin.in_line) value.push_back('\2');
-  value += origin.origin;
-  Stage(kOrigins, false, OriginKey(origin.id), std::move(value));
+  Stage(kOrigins, false, OriginKey(origin.id), EncodeOrigin(origin));
 }
 
 namespace {
-
-// The inverse of StageOrigin's record; false when malformed.
-bool DecodeOrigin(std::string_view key, std::string_view value, StoredOrigin* origin) {
-  size_t offset = 0;
-  if (key.size() != 4 || !GetVarint(value, &offset, &origin->next_seq) ||
-      !GetVarint(value, &offset, &origin->done) || !GetVarint(value, &offset, &origin->failed) ||
-      origin->done + origin->failed >= origin->next_seq + 1) {
-    return false;
-  }
-  origin->refetched = 0;
-  if (offset < value.size() && value[offset] == '\0' &&
-      (!GetVarint(value, &++offset, &origin->refetched) || origin->refetched >= origin->next_seq)) {
-    return false;
-  }
-  origin->loaded_seq = 0;
-  if (offset < value.size() && value[offset] == '\1' &&
-      (!GetVarint(value, &++offset, &origin->loaded_seq) || origin->loaded_seq >= origin->next_seq)) {
-    return false;
-  }
-  origin->in_line = offset < value.size() && value[offset] == '\2';
-  if (origin->in_line) ++offset;
-  origin->id = static_cast<uint32_t>(GetBigEndian(key, 0, 4));
-  origin->origin = std::string(value.substr(offset));
-  return true;
-}
 
 std::string OriginNameKey(std::string_view name) { return std::string(kOriginNamePrefix).append(name); }
 

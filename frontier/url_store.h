@@ -5,7 +5,7 @@
 //   column family  key                          value
 //   seen           site (4) + fingerprint (8)   state byte [+ attempts, reason, URL if failed]
 //   queue          origin id (4) + seq (8)      depth, attempts, flags, URL (minus its origin)
-//   origins        origin id (4)                next seq, done, failed [, 0, refetched], origin
+//   origins        origin id (4)                next seq, done, failed [, tagged parts], origin
 //   default        meta key (text)              meta value (format, created_at_ms, seeds, finished)
 //
 // Keys are big-endian, so RocksDB's order is numeric. `seen` keys start
@@ -87,6 +87,10 @@ struct StoredOrigin {
   // exactly while it is: CrawlScheduler keeps it so within a run; a resume
   // builds the line afresh).
   bool in_line = false;
+  // Its latest failed fetch, reason and detail (HostSlot::last_failure),
+  // for the status and the summary after a resume. Empty: none, or a
+  // record written before it was kept.
+  std::string last_failure = {};
   uint64_t admitted() const { return next_seq - 1 - refetched; }
   uint64_t queued() const { return next_seq - 1 - done - failed; }
 };

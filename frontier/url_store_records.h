@@ -1,7 +1,7 @@
 // The UrlStore's on-disk records (url_store.h has the table): column family
-// indexes and names, key encodings, the queue record codec, and RocksDB
-// status translation. Internal to url_store*.cc; one definition for the
-// store and its inspection scans.
+// indexes and names, key encodings, the queue and origin record codecs,
+// and RocksDB status translation. Internal to url_store*.cc (and their
+// tests); one definition for the store and its inspection scans.
 #pragma once
 
 #include <rocksdb/status.h>
@@ -83,6 +83,70 @@ inline bool DecodeQueued(std::string_view origin, std::string_view key, std::str
   url->attempts = view.attempts;
   url->redirect_hops = view.redirect_hops;
   url->embed_hops = view.embed_hops;
+  return true;
+}
+
+// An origin record's value (key: OriginKey): next seq, done, failed as
+// varints, then the optional parts, each behind its tag byte and in tag
+// order, then the origin's name to the end. No origin's name starts with a
+// tag byte (it starts with its scheme), and a part absent is not written,
+// so a record of an older build, without the later parts, reads as it did:
+//   0  refetched (varint), when > 0
+//   1  loaded_seq (varint), when > 0
+//   2  in_line, when true
+//   3  last_failure (varint length, bytes), when not empty
+inline std::string EncodeOrigin(const StoredOrigin& origin) {
+  std::string value;
+  PutVarint(origin.next_seq, &value);
+  PutVarint(origin.done, &value);
+  PutVarint(origin.failed, &value);
+  if (origin.refetched > 0) {
+    value.push_back('\0');
+    PutVarint(origin.refetched, &value);
+  }
+  if (origin.loaded_seq > 0) {
+    value.push_back('\1');
+    PutVarint(origin.loaded_seq, &value);
+  }
+  if (origin.in_line) value.push_back('\2');
+  if (!origin.last_failure.empty()) {
+    value.push_back('\3');
+    PutVarint(origin.last_failure.size(), &value);
+    value += origin.last_failure;
+  }
+  value += origin.origin;
+  return value;
+}
+
+// The inverse of EncodeOrigin; false when malformed.
+inline bool DecodeOrigin(std::string_view key, std::string_view value, StoredOrigin* origin) {
+  size_t offset = 0;
+  if (key.size() != 4 || !GetVarint(value, &offset, &origin->next_seq) ||
+      !GetVarint(value, &offset, &origin->done) || !GetVarint(value, &offset, &origin->failed) ||
+      origin->done + origin->failed >= origin->next_seq + 1) {
+    return false;
+  }
+  origin->refetched = 0;
+  if (offset < value.size() && value[offset] == '\0' &&
+      (!GetVarint(value, &++offset, &origin->refetched) || origin->refetched >= origin->next_seq)) {
+    return false;
+  }
+  origin->loaded_seq = 0;
+  if (offset < value.size() && value[offset] == '\1' &&
+      (!GetVarint(value, &++offset, &origin->loaded_seq) || origin->loaded_seq >= origin->next_seq)) {
+    return false;
+  }
+  origin->in_line = offset < value.size() && value[offset] == '\2';
+  if (origin->in_line) ++offset;
+  origin->last_failure.clear();
+  if (offset < value.size() && value[offset] == '\3') {
+    uint64_t size = 0;
+    if (!GetVarint(value, &++offset, &size) || size > value.size() - offset) return false;
+    origin->last_failure = std::string(value.substr(offset, size));
+    offset += size;
+  }
+  origin->id = static_cast<uint32_t>(GetBigEndian(key, 0, 4));
+  origin->origin = std::string(value.substr(offset));
   return true;
 }
 

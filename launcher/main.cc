@@ -24,6 +24,7 @@
 #include "common/url.h"
 #include "launcher/child_process.h"
 #include "launcher/component_settings.h"
+#include "launcher/crawl_end.h"
 #include "launcher/crawl_options.h"
 #include "launcher/crawl_settings.h"
 #include "launcher/progress_display.h"
@@ -42,11 +43,6 @@ std::string BinaryDir() {
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? "." : exe.parent_path().string();
 }
-
-// Exit codes (README "Exit codes"): 0 finished and fetched something, 1 a
-// process failed, 2 configuration, 3 nothing could be fetched, 130 stopped
-// by a signal.
-constexpr int kNothingFetched = 3;
 
 // The child of --single-process (zcrawl-local), named in messages and logs.
 constexpr char kLocalChild[] = "local";
@@ -418,9 +414,9 @@ class Launcher {
     }
   }
 
-  // Prints the summary; returns the exit code (README "Exit codes"): a
-  // crawl that finished without fetching a single page says so with
-  // kNothingFetched instead of 0.
+  // Prints the summary; returns the exit code (README "Exit codes";
+  // crawl_end.h): a crawl that finished without fetching a single page
+  // says so with kNothingFetched instead of 0.
   int PrintSummary(int result) {
     const std::string& out_dir = options_.writer.sink.out_dir;
     if (display_) display_->StopDrawing();
@@ -433,18 +429,16 @@ class Launcher {
             out_dir.c_str());
     if (display_ && !summary.empty()) display_->PrintSummary(summary, seconds, result == 0);
     PrintWriterSummary();
-    const bool already_finished = summary.find("\"already_finished\":true") != std::string::npos;
-    if (already_finished) {
+    // children_[0] is the frontier (or the one process holding it).
+    const CrawlEnd end = JudgeCrawlEnd(summary, result, children_.empty() ? 0 : children_.front()->restarts);
+    if (end.finished_earlier) {
       Say("crawl: the crawl in %s had already finished; --fresh starts it over\n",
               out_dir.c_str());
     }
-    const auto json = nlohmann::json::parse(summary, nullptr, /*allow_exceptions=*/false);
-    const bool fetched_nothing = json.is_object() && json.value("done", uint64_t{1}) == 0;
-    if (result == 0 && !already_finished && fetched_nothing) {
+    if (end.exit_code == kNothingFetched) {
       Say("crawl: nothing could be fetched (the causes are above); exit code %d\n", kNothingFetched);
-      return kNothingFetched;
     }
-    return result;
+    return end.exit_code;
   }
 
   // What the writer stored, and what revisit records saved (its

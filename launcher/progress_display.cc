@@ -155,6 +155,8 @@ void ProgressDisplay::PrintSummary(const std::string& summary_json, double secon
   if (!top.empty()) fprintf(stderr, "crawl: failures%s\n", top.c_str());
   // Per origin, why it failed: the cause behind robots_unavailable or
   // network errors (connection refused, TLS certificate, DNS, timeout).
+  // Kept across a frontier's restart; a state of an older build that
+  // failed only before the restart has none ("unknown").
   const auto failing = json.value("failing_hosts", nlohmann::json::array());
   size_t shown = 0;
   for (auto& host : failing) {
@@ -163,11 +165,12 @@ void ProgressDisplay::PrintSummary(const std::string& summary_json, double secon
               failing.size() - 5);
       break;
     }
+    const std::string last = host.value("last_failure", "");
     fprintf(stderr, "crawl: failing %s: %llu failed, %llu done; last: %s\n",
             host.value("host", "").c_str(),
             static_cast<unsigned long long>(host.value("failed", 0ull)),
             static_cast<unsigned long long>(host.value("done", 0ull)),
-            host.value("last_failure", "").c_str());
+            last.empty() ? "unknown" : last.c_str());
   }
 }
 

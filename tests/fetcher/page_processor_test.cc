@@ -191,6 +191,14 @@ class PageProcessorTest : public ::testing::TestWithParam<std::string> {
 
   std::string At(const std::string& path) const { return server_->origin() + path; }
 
+  // Changes what the writer asks for, as its heartbeat would: whole.
+  template <typename Change>
+  void Wish(Change change) {
+    WriterWishes wishes = writer_wants_.Load();
+    change(wishes);
+    writer_wants_.Set(wishes);
+  }
+
   PageProcessor& Processor() {
     if (!processor_) {
       std::unique_ptr<HttpClient> http;
@@ -444,7 +452,7 @@ TEST_P(PageProcessorTest, PayloadDigestOnlyWhenTheWriterAsksForIt) {
   ASSERT_TRUE(without.page.has_value());
   EXPECT_TRUE(without.page->body_sha1().empty());  // files, jsonl: no sink reads it
 
-  writer_wants_.payload_digest = true;
+  Wish([&](WriterWishes& w) { w.payload_digest = true; });
   FetchOutcome with = Fetch(At("/page"));
   ASSERT_TRUE(with.page.has_value());
   unsigned char md[SHA_DIGEST_LENGTH];
@@ -474,7 +482,7 @@ TEST_P(PageProcessorTest, AContinuousLeaseReportsWhatRevalidatesTheUrl) {
   item.set_attempt(1);
   item.set_report_validators(true);
   for (const bool digest_wanted : {false, true}) {
-    writer_wants_.payload_digest = digest_wanted;
+    Wish([&](WriterWishes& w) { w.payload_digest = digest_wanted; });
     FetchOutcome outcome = Processor().Process(item, "fetcher-1");
     ASSERT_TRUE(outcome.page.has_value());
     const v1::Validators& captured = outcome.report.captured();
@@ -522,7 +530,7 @@ TEST_P(PageProcessorTest, GzipEncodedBodyIsDecoded) {
   ASSERT_LT(zipped.body.size(), html.size() / 4);
   Route("/zipped", zipped);
   StartServer();
-  writer_wants_.payload_digest = true;  // as a WARC writer asks
+  Wish([&](WriterWishes& w) { w.payload_digest = true; });  // as a WARC writer asks
 
   FetchOutcome outcome = Fetch(At("/zipped"));
 
@@ -557,7 +565,7 @@ TEST_P(PageProcessorTest, WarcBlocksAreAddedOnlyWhileTheWriterAsksAndAtItsLevel)
 
   size_t level1_size = 0;
   for (uint32_t level : {1u, 9u, 0u}) {
-    writer_wants_.warc_block_level = level;
+    Wish([&](WriterWishes& w) { w.warc_block_level = level; });
     outcome = Fetch(At("/page"));
     ASSERT_TRUE(outcome.page.has_value());
     if (level == 0) {
@@ -595,7 +603,7 @@ TEST_P(PageProcessorTest, BodyIsLeftOutOnlyWhenTheWriterSaysSo) {
   StartServer();
 
   // Blocks asked for, bodies still wanted: both go.
-  writer_wants_.warc_block_level = 1;
+  Wish([&](WriterWishes& w) { w.warc_block_level = 1; });
   FetchOutcome outcome = Fetch(At("/page"));
   ASSERT_TRUE(outcome.page.has_value());
   EXPECT_EQ(outcome.page->body(), html);
@@ -603,8 +611,10 @@ TEST_P(PageProcessorTest, BodyIsLeftOutOnlyWhenTheWriterSaysSo) {
 
   // No sink reads bodies and no blocks asked for (jsonl): the body stays
   // behind, its size goes.
-  writer_wants_.warc_block_level = 0;
-  writer_wants_.omit_body = true;
+  Wish([&](WriterWishes& w) {
+    w.warc_block_level = 0;
+    w.omit_body = true;
+  });
   outcome = Fetch(At("/page"));
   ASSERT_TRUE(outcome.page.has_value());
   EXPECT_TRUE(outcome.page->body().empty());
@@ -613,7 +623,7 @@ TEST_P(PageProcessorTest, BodyIsLeftOutOnlyWhenTheWriterSaysSo) {
   EXPECT_FALSE(outcome.page->has_warc_response());
 
   // Both (WARC alone): the body travels only inside its block.
-  writer_wants_.warc_block_level = 1;
+  Wish([&](WriterWishes& w) { w.warc_block_level = 1; });
   outcome = Fetch(At("/page"));
   ASSERT_TRUE(outcome.page.has_value());
   EXPECT_TRUE(outcome.page->body().empty());

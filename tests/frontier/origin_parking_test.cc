@@ -233,6 +233,72 @@ TEST(OriginParkingTest, AResumedCrawlKeepsIdleOriginsParkedAndFindsThemByName) {
   EXPECT_NE(std::find(urls.begin(), urls.end(), Origin(3) + "/later"), urls.end());
 }
 
+// Each failing origin's last failure is in its record: after a resume the
+// status and the summary still say why it failed, for an origin that stays
+// parked, one loaded at once (URLs still queued) and a parked one loaded
+// later; and the record has the latest failure, even one that changed no
+// count (a fetch that will be retried).
+TEST(OriginParkingTest, AFailingOriginKeepsItsLastFailureAcrossAResume) {
+  FakeClock clock;
+  const std::string dir = zcrawl::testing::MakeTempDir("parking_last_failure");
+  SchedulerOptions o = Options();
+  o.obey_robots = false;
+  const std::string refused = "connection_refused (Failed to connect to b.test port 80)";
+  {
+    auto store = OpenStore(dir);
+    ASSERT_TRUE(store);
+    CrawlScheduler s(o, clock, store.get());
+    s.Enqueue("http://a.test/", "http://a.test", 0);
+    s.Enqueue("http://a.test/gone", "http://a.test", 1);
+    s.Enqueue("http://b.test/big", "http://b.test", 0);
+    for (auto items = s.Lease("f", 10); !items.empty(); items = s.Lease("f", 10)) {
+      for (const auto& item : items) {
+        v1::FetchReport report = Report(item, item.url().ends_with("/gone") ? 404 : 200);
+        if (item.url().ends_with("/big")) {
+          report.set_status(v1::FETCH_STATUS_TOO_LARGE);
+          report.set_cause("too_large");
+        }
+        const Completion c = s.Complete("f", report);
+        ASSERT_NE(c.final_state, UrlState::kWaiting) << item.url();
+        store->StageDequeued(c.origin_index, c.seq);
+        s.RecordedFinal(c.origin_index, c.final_state);
+      }
+    }
+    Commit(s, *store);
+    ASSERT_EQ(s.parked_origins(), 2u) << "both, with nothing queued";
+    // A later fetch of http://b.test (loaded again by it) fails too, and
+    // waits for its retry at the stop: its URL still queued, its origin's
+    // counts unchanged.
+    s.Enqueue("http://b.test/later", "http://b.test", 1);
+    const auto items = s.Lease("f", 10);
+    ASSERT_EQ(items.size(), 1u);
+    Commit(s, *store);  // its record as of the lease, written
+    v1::FetchReport report = Report(items[0], 0, v1::FETCH_STATUS_NETWORK_ERROR);
+    report.set_cause("connection_refused");
+    report.set_error("Failed to connect to b.test port 80");
+    ASSERT_EQ(s.Complete("f", report).final_state, UrlState::kWaiting) << "retried";
+    Commit(s, *store);
+    ASSERT_EQ(s.parked_origins(), 1u);
+  }
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  CrawlScheduler s(o, clock, store.get());
+  ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& origin) { ASSERT_TRUE(s.RestoreOrigin(origin).ok()); }).ok());
+  ASSERT_EQ(s.parked_origins(), 1u);
+  ASSERT_EQ(s.active_origins(), 1u);
+  const auto last_failures = [&] {
+    std::map<std::string, std::string> out;
+    for (const auto& row : s.FailingOrigins(10)) out[row.host()] = row.last_failure();
+    return out;
+  };
+  using Failures = std::map<std::string, std::string>;
+  EXPECT_EQ(last_failures(), (Failures{{"http://a.test", "http_404"}, {"http://b.test", refused}}));
+  // Loaded again (for its count), the parked one keeps it too.
+  EXPECT_EQ(s.Admitted("http://a.test"), 2u);
+  EXPECT_EQ(s.parked_origins(), 0u);
+  EXPECT_EQ(last_failures(), (Failures{{"http://a.test", "http_404"}, {"http://b.test", refused}}));
+}
+
 TEST(OriginParkingTest, AStateWithoutTheNameIndexGetsOneWhenResumed) {
   FakeClock clock;
   const std::string dir = zcrawl::testing::MakeTempDir("parking_old_state");
