@@ -1,9 +1,9 @@
 // FreeSpaceGuard: says when the filesystem of a folder has less free space
 // than a floor (--min-free-mb), so a process stops writing before the disk
-// is full rather than at ENOSPC: the frontier's RocksDB in particular must
-// never meet ENOSPC in its write-ahead log (the store could then only be
-// reopened once space is back, and Debian's build asserts on a sync after
-// such an error). The writer uses the same floor for its output, with
+// is full rather than at ENOSPC: waiting above the floor is cheaper than
+// RocksDB's recovery from ENOSPC, which the frontier's store survives too
+// (frontier/store_info_log.h, store_writer.h) but which resumes only once
+// every few seconds. The writer uses the same floor for its output, with
 // ENOSPC itself as the backstop. Asks the filesystem (statvfs) at most once
 // a second.
 //

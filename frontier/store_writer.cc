@@ -35,6 +35,12 @@ SortKey MakeSortKey(const StagedChange& change, uint32_t index) {
   return key;
 }
 
+// No space (ENOSPC, or a database stopped by it) is ResourceExhausted: the
+// broker waits for space. Anything else is Unavailable: retried.
+Status ToStoreStatus(const rocksdb::Status& s, const std::string& what) {
+  return s.IsNoSpace() ? ResourceExhaustedError(what + s.ToString()) : UnavailableError(what + s.ToString());
+}
+
 }  // namespace
 
 StoreWriter::StoreWriter(rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> families,
@@ -109,13 +115,19 @@ Status StoreWriter::Apply(const std::vector<StagedChange>& changes, bool sync, b
     // e.g. no space in its log) until Resume succeeds, which it does once
     // the cause is gone. Until then nothing else touches the database: a
     // sync of a log that failed is what RocksDB must never be asked for.
+    // Busy: RocksDB's own recovery is under way (for no space, its
+    // SstFileManager polls the free space and resumes the database itself);
+    // the failure is still the one that stopped the writes.
     if (rocksdb::Status r = db_->Resume(); !r.ok()) {
-      return r.IsNoSpace() ? ResourceExhaustedError(r.ToString()) : UnavailableError(r.ToString());
+      return r.IsBusy() ? resume_cause_ : ToStoreStatus(r, "");
     }
     needs_resume_ = false;
   }
   Status applied = ApplyOnce(changes, sync, written);
-  if (!applied.ok()) needs_resume_ = true;
+  if (!applied.ok()) {
+    needs_resume_ = true;
+    resume_cause_ = applied;
+  }
   return applied;
 }
 
@@ -156,17 +168,12 @@ Status StoreWriter::ApplyOnce(const std::vector<StagedChange>& changes, bool syn
     }
     rocksdb::WriteOptions write;
     write.disableWAL = temporary_;
-    if (rocksdb::Status s = db_->Write(write, batch_.get()); !s.ok()) {
-      return s.IsNoSpace() ? ResourceExhaustedError(s.ToString()) : UnavailableError(s.ToString());
-    }
+    if (rocksdb::Status s = db_->Write(write, batch_.get()); !s.ok()) return ToStoreStatus(s, "");
     writes_.fetch_add(1, std::memory_order_relaxed);
     *written = true;
   }
   if (sync && !temporary_) {
-    if (rocksdb::Status s = db_->SyncWAL(); !s.ok()) {
-      return s.IsNoSpace() ? ResourceExhaustedError("fsync: " + s.ToString())
-                           : UnavailableError("fsync: " + s.ToString());
-    }
+    if (rocksdb::Status s = db_->SyncWAL(); !s.ok()) return ToStoreStatus(s, "fsync: ");
   }
   return Status::Ok();
 }

@@ -80,6 +80,7 @@ class StoreWriter {
   bool temporary_;
   std::unique_ptr<rocksdb::WriteBatch> batch_;  // writer thread only, reused
   bool needs_resume_ = false;  // writer thread only: the last write failed
+  Status resume_cause_ = Status::Ok();  // writer thread only: how it failed
 
   Mutex mu_;
   std::condition_variable cv_;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "common/varint.h"
+#include "frontier/store_info_log.h"
 #include "frontier/url_store_records.h"
 
 namespace zcrawl::frontier {
@@ -141,9 +142,14 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
   // oldest WAL are flushed.
   db_options.max_total_wal_size = std::max<uint64_t>(write_buffer_bytes, 16 << 20);
   // RocksDB's own info LOG (flushes, compactions) beside the data: capped,
-  // so a crawl of weeks does not grow it without bound.
+  // so a crawl of weeks does not grow it without bound. Written by
+  // StoreInfoLog, which drops a line it cannot write: RocksDB's own logger
+  // aborts on the line after a failed one (store_info_log.h).
   db_options.keep_log_file_num = 2;
-  db_options.max_log_file_size = 8 << 20;
+  if (!options.read_only) {
+    fs::create_directories(path, ec);  // the logger may write before RocksDB makes it
+    db_options.info_log = std::make_shared<StoreInfoLog>(path, /*max_bytes=*/8 << 20);
+  }
   db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
   db_options.paranoid_checks = true;
   std::vector<rocksdb::ColumnFamilyDescriptor> families;

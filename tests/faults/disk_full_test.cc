@@ -2,10 +2,13 @@
 // whose frontier state, is on a small filesystem of their own (a tmpfs this
 // test mounts) that fills up mid-crawl. The crawl must wait, say so, lose
 // and fail nothing, not spin, and finish with every page stored exactly
-// once when space comes back (the test deletes a filler file).
+// once when space comes back (the test deletes a filler file). With no
+// floor, RocksDB itself meets ENOSPC and must recover in place: the same
+// frontier process (by pid) finishes the crawl (issue 47, point 3).
 //
 // Needs root (mount); skipped with the reason elsewhere.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -16,9 +19,12 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
+#include "tests/faults/fault_support.h"
 #include "tests/support/crawl_output.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
@@ -59,10 +65,23 @@ class SmallFilesystem {
     while (FreeBytes() > leave + block.size()) filler.write(block.data(), static_cast<std::streamsize>(block.size()));
     filler.flush();
   }
-  void FreeTheFiller() { std::filesystem::remove(filler_path()); }
+  // Fills the filesystem to its last byte (a second filler, so the crawl's
+  // own files keep what they hold).
+  void FillUp() {
+    const int fd = open(brim_path().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const std::string page(4096, 'f');
+    while (fd >= 0 && write(fd, page.data(), page.size()) > 0) {
+    }
+    if (fd >= 0) close(fd);
+  }
+  void FreeTheFiller() {
+    std::filesystem::remove(filler_path());
+    std::filesystem::remove(brim_path());
+  }
 
  private:
   std::string filler_path() const { return dir_ + "/filler"; }
+  std::string brim_path() const { return dir_ + "/filler-brim"; }
   std::string dir_;
   std::string error_;
 };
@@ -91,9 +110,10 @@ class DiskFullTest : public ::testing::Test {
   void TearDown() override { server_->Stop(); }
 
   // Starts the crawl into dir_/out; `min_free_mb` 0: only ENOSPC stops writes.
-  void StartCrawl(TestProcess& crawl, int min_free_mb = 1) {
+  // `delay_ms`: between two fetches from the site (0: a crawl of ~0.3 s).
+  void StartCrawl(TestProcess& crawl, int min_free_mb = 1, int delay_ms = 0) {
     crawl.Start({SourceDir() + "/run", "crawl", server_->origin() + "/", "--out", dir_ + "/out",
-                 "--fetchers", "1", "--threads", "8", "--per-host", "8", "--delay-ms", "0",
+                 "--fetchers", "1", "--threads", "8", "--per-host", "8", "--delay-ms", std::to_string(delay_ms),
                  "--lease-ms", std::to_string(kLeaseMs), "--retries", "0", "--heartbeat-ms", "200",
                  "--liveness", "5", "--frontier-memory-mb", "16", "--min-free-mb",
                  std::to_string(min_free_mb), "--log-level", "info"},
@@ -209,6 +229,63 @@ TEST_F(DiskFullTest, AFullStateFolderWaitsForSpaceAndResumes) {
   ASSERT_TRUE(code.has_value()) << ReadFile(log_path());
   EXPECT_EQ(*code, 0) << ReadFile(log_path());
   ExpectEveryPageOnce();
+}
+
+TEST_F(DiskFullTest, ENOSPCInTheStateItselfNeverRestartsTheFrontier) {
+  // Issue 47, point 3. No floor (--min-free-mb 0), the store alone on a
+  // filesystem of its own, filled to the last byte once the crawl is under
+  // way: RocksDB itself meets ENOSPC, in its write-ahead log, its tables
+  // and its info LOG. Its own recovery (DB::Resume, its SstFileManager's
+  // wait for space) must carry the store through: the frontier that
+  // started the crawl finishes it, never aborted and restarted by the
+  // launcher (which a resumed state would also show), and every page is
+  // stored once. The filler first leaves less room than RocksDB reserves
+  // ahead for its log (~1.1 MB), so the log grows page by page and the
+  // full disk reaches it.
+  // The store alone (OUT/.zcrawl/frontier.db, a link) is on the small
+  // filesystem: the writer's files stay out of it, so the crawl goes on
+  // and the frontier goes on committing until its own writes fail.
+  SmallFilesystem fs(dir_ + "/state", 32 << 20);
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  std::filesystem::create_directories(dir_ + "/state/frontier.db");
+  std::filesystem::create_directories(dir_ + "/out/.zcrawl");
+  std::filesystem::create_directory_symlink(dir_ + "/state/frontier.db", dir_ + "/out/.zcrawl/frontier.db");
+  fs.Fill(512 * 1024);
+  TestProcess crawl;
+  StartCrawl(crawl, /*min_free_mb=*/0, /*delay_ms=*/20);  // ~6 s of crawl
+  std::set<pid_t> frontiers;
+  const auto note_frontiers = [&] {
+    for (pid_t pid : ChildPids(crawl.pid(), "zcrawl-frontier")) frontiers.insert(pid);
+  };
+  const int64_t give_up = SteadyNowMs() + 60000;
+  while (ReadIndex(dir_ + "/out").size() < kPages / 10 && SteadyNowMs() < give_up) {
+    note_frontiers();
+    ASSERT_FALSE(crawl.Wait(20).has_value()) << ReadFile(log_path());
+  }
+  ASSERT_EQ(frontiers.size(), 1u) << ReadFile(log_path());
+  const pid_t frontier = *frontiers.begin();
+  fs.FillUp();
+  // A while on a full disk, the frontier's commits failing and RocksDB
+  // logging its errors: the same frontier all along, the crawl waiting.
+  for (const int64_t until = SteadyNowMs() + 2 * kLeaseMs; SteadyNowMs() < until;) {
+    note_frontiers();
+    ASSERT_FALSE(crawl.Wait(20).has_value()) << "the crawl ended on a full disk:\n" << ReadFile(log_path());
+  }
+  EXPECT_LT(ReadIndex(dir_ + "/out").size(), static_cast<size_t>(kPages)) << "the crawl never waited";
+  fs.FreeTheFiller();
+  std::optional<int> code;
+  for (const int64_t until = SteadyNowMs() + 120000; !code && SteadyNowMs() < until;) {
+    note_frontiers();
+    code = crawl.Wait(20);
+  }
+  ASSERT_TRUE(code.has_value()) << ReadFile(log_path());
+  EXPECT_EQ(*code, 0) << ReadFile(log_path());
+  EXPECT_EQ(frontiers, std::set<pid_t>{frontier}) << "the frontier was restarted:\n" << ReadFile(log_path());
+  ExpectEveryPageOnce();
+  const auto summary = nlohmann::json::parse(ReadFile(dir_ + "/out/.zcrawl/summary.json"), nullptr, false);
+  ASSERT_FALSE(summary.is_discarded());
+  EXPECT_FALSE(summary["resumed"].get<bool>()) << "a second frontier wrote the summary";
+  EXPECT_GE(summary["memory"]["state_write_errors"].get<uint64_t>(), 1u) << "RocksDB never met ENOSPC";
 }
 
 }  // namespace
