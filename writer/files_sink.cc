@@ -14,6 +14,7 @@
 
 #include "common/json_writer.h"
 #include "common/url.h"
+#include "writer/durable_file.h"
 #include "writer/file_io.h"
 #include "writer/files_window_journal.h"
 #include "writer/jsonl_keys.h"
@@ -110,12 +111,7 @@ FilesSink::~FilesSink() { Close().IgnoreError(); }
 Status FilesSink::Open() {
   if (Status s = CreateFolderDurably(options_.out_dir); !s.ok()) return s;
   const std::string index = options_.out_dir + "/index.jsonl";
-  if (Status s = TruncateTornLine(index); !s.ok()) return s;
-  index_fd_ = open(index.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (index_fd_ < 0) return PermissionDeniedError(ErrnoMessage("cannot open", index, errno));
-  struct stat st {};
-  if (fstat(index_fd_, &st) != 0) return ErrnoStatus("cannot stat", index, errno);
-  index_durable_bytes_ = st.st_size;
+  if (Status s = index_.Open(index, DurableFile::Tail::kCutTornLine); !s.ok()) return s;
   // Page files of a window an earlier run never made durable (it was
   // killed before its index lines were): gone, so no page is here twice.
   uint64_t removed = 0;
@@ -180,7 +176,7 @@ bool FilesSink::EnsureDir(const std::string& dir) {
 }
 
 Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
-  if (index_fd_ < 0) return InternalError("files sink not open");
+  if (!index_.is_open()) return InternalError("files sink not open");
   // A recrawl's "not modified": no file; the line says the earlier
   // capture stands.
   const bool unchanged = IsNotModifiedAnswer(page);
@@ -213,21 +209,21 @@ Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
 }
 
 Status FilesSink::Flush() {
-  if (index_fd_ < 0) return InternalError("files sink not open");
+  if (!index_.is_open()) return InternalError("files sink not open");
   if (!index_buffer_.empty()) {
-    if (Status s = WriteAll(index_fd_, index_buffer_, options_.out_dir + "/index.jsonl"); !s.ok()) {
+    if (Status s = index_.Append(index_buffer_); !s.ok()) {
       RollBackWindow();
       return s;
     }
   }
   // One syncfs makes every page file, directory entry and the index durable
   // at once: far cheaper than an fsync per file.
-  if (syncfs(index_fd_) != 0) {
+  if (syncfs(index_.fd()) != 0) {
     Status s = ErrnoStatus("syncfs", options_.out_dir, errno);
     RollBackWindow();
     return s;
   }
-  index_durable_bytes_ += static_cast<off_t>(index_buffer_.size());
+  index_.MarkDurable(index_.size());
   index_buffer_.clear();
   window_files_.clear();
   // The window is acknowledged; a journal not emptied only makes the next
@@ -241,10 +237,14 @@ void FilesSink::RollBackWindow() {
   window_files_.clear();
   if (Status s = journal_.Clear(); !s.ok()) spdlog::warn("files: {}", s.message());
   index_buffer_.clear();
-  if (ftruncate(index_fd_, index_durable_bytes_) != 0) {
+  if (Status s = index_.CutToDurable(); !s.ok()) {
     // Rare (EIO): the index may now list pages of the failed window whose
     // files are gone; the next Open cuts only a torn last line.
-    spdlog::error("cannot cut index.jsonl back to {} bytes: {}", index_durable_bytes_, std::strerror(errno));
+    spdlog::error("cannot cut index.jsonl back to {} bytes: {}", index_.durable_size(), s.message());
+    const std::string path = index_.path();
+    if (Status reopened = index_.Open(path, DurableFile::Tail::kCutTornLine); !reopened.ok()) {
+      spdlog::error("cannot reopen {}: {}", path, reopened.message());
+    }
   }
 }
 
@@ -253,10 +253,9 @@ Status FilesSink::ForEachStoredKey(const std::function<void(const std::string&)>
 }
 
 Status FilesSink::Close() {
-  if (index_fd_ < 0) return Status::Ok();
+  if (!index_.is_open()) return Status::Ok();
   Status s = Flush();
-  close(index_fd_);
-  index_fd_ = -1;
+  index_.Close();
   journal_.Close();
   return s;
 }

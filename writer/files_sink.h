@@ -31,6 +31,7 @@
 #include <vector>
 #include <sys/types.h>
 
+#include "writer/durable_file.h"
 #include "writer/files_window_journal.h"
 #include "writer/sink.h"
 #include "writer/sink_options.h"
@@ -61,9 +62,8 @@ class FilesSink final : public Sink {
   static constexpr size_t kMaxKnownDirs = 100000;
 
   SinkOptions options_;
-  int index_fd_ = -1;
+  DurableFile index_;  // index.jsonl; durable at each good Flush
   std::string index_buffer_;  // index lines not yet written
-  off_t index_durable_bytes_ = 0;  // index.jsonl's size at the last good Flush
   std::vector<std::string> window_files_;  // page files written since then
   // Removes the window's files and cuts the index back (a failed Flush).
   void RollBackWindow();

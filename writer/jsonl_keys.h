@@ -15,8 +15,4 @@ namespace zcrawl::writer {
 // A missing file is an empty one.
 Status ForEachJsonlKey(const std::string& path, const std::function<void(const std::string&)>& visit);
 
-// Cuts a file back to its last complete line ("\n"-terminated): a crash
-// mid-append leaves a torn line that would glue onto the next one.
-Status TruncateTornLine(const std::string& path);
-
 }  // namespace zcrawl::writer

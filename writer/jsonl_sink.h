@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "writer/durable_file.h"
 #include "writer/sink.h"
 #include "writer/sink_options.h"
 #include "zcrawl.pb.h"
@@ -61,9 +62,7 @@ class JsonlSink : public Sink {
   SinkOptions options_;
   std::string path_;
   bool open_ = false;
-  int fd_ = -1;                   // -1 when closed or after an error
-  uint64_t file_bytes_ = 0;       // size on disk (written, maybe not durable)
-  uint64_t synced_bytes_ = 0;     // durable prefix
+  DurableFile file_;              // closed when not open or after an error
   bool dir_sync_needed_ = false;  // we created the file; its entry is not durable yet
   std::string buffer_;            // lines not yet written
 };

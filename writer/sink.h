@@ -16,6 +16,11 @@
 // fetchers report them as failed and the frontier retries them), so a sink
 // must tolerate seeing the same page again after a failed Flush.
 //
+// A sink that writes files keeps them through DurableFile (durable_file.h):
+// the sink is the format, DurableFile the destination's durable prefix, cut
+// back to on failure; what a crash leaves past it, the sink recovers at its
+// next Open, so that no page is in its files twice.
+//
 // The page's bulk comes apart from it (page_payload.h): an implementation
 // reads the body and the WARC blocks' bytes from the PagePayload, which is
 // its own to keep, and everything else from the page, which it must not

@@ -13,6 +13,7 @@
 
 #include "common/json_writer.h"
 #include "writer/file_io.h"
+#include "writer/durable_file.h"
 #include "writer/jsonl_keys.h"
 
 namespace zcrawl::writer {
@@ -23,7 +24,7 @@ WarcIndex::WarcIndex(std::string dir, std::string_view prefix)
 
 WarcIndex::~WarcIndex() { Close(); }
 
-Status WarcIndex::Open() { return TruncateTornLine(path_); }
+Status WarcIndex::Open() { return CutTornLine(path_); }
 
 void WarcIndex::Add(std::string_view key, std::string_view file, uint64_t offset, uint64_t length,
                     std::string_view cdxj, uint32_t depth, std::string_view title,
@@ -74,40 +75,27 @@ void WarcIndex::Seal() {
 Status WarcIndex::FlushSealed(bool* created) {
   *created = false;
   if (sealed_.empty()) return Status::Ok();
-  if (fd_ < 0) {
-    const bool existed = ::access(path_.c_str(), F_OK) == 0;
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) return ErrnoStatus("open", path_, errno);
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
-      const int err = errno;
-      Close();
-      return ErrnoStatus("stat", path_, err);
-    }
-    synced_bytes_ = static_cast<uint64_t>(st.st_size);
-    *created = !existed;
+  if (!file_.is_open()) {
+    if (Status s = file_.Open(path_, DurableFile::Tail::kKeep); !s.ok()) return s;
+    *created = file_.created();
   }
-  Status s = WriteAll(fd_, sealed_, path_);
-  if (s.ok() && ::fsync(fd_) != 0) s = ErrnoStatus("fsync", path_, errno);
+  Status s = file_.Append(sealed_);
+  if (s.ok()) s = file_.Sync();
   if (!s.ok()) {
     AbandonWrites();
     return s;
   }
-  synced_bytes_ += sealed_.size();
   sealed_.clear();
   return Status::Ok();
 }
 
-void WarcIndex::Close() {
-  if (fd_ >= 0) ::close(std::exchange(fd_, -1));
-}
+void WarcIndex::Close() { file_.Close(); }
 
 void WarcIndex::AbandonWrites() {
   sealed_.clear();
-  if (fd_ < 0) return;
   // Best effort: if this fails, Open in the next run cuts the torn line.
-  if (::ftruncate(fd_, static_cast<off_t>(synced_bytes_)) == 0) ::fsync(fd_);
-  Close();
+  file_.CutToDurable().IgnoreError();
+  file_.Close();
 }
 
 Status WarcIndex::ForEachKey(const std::function<void(const std::string&)>& visit) const {

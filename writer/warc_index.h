@@ -40,6 +40,7 @@
 #include "writer/page_validators.h"
 
 #include "common/status.h"
+#include "writer/durable_file.h"
 
 namespace zcrawl::writer {
 
@@ -101,16 +102,15 @@ class WarcIndex {
   const std::string& path() const { return path_; }
   // Bytes of the index known durable; read it only while no FlushSealed
   // runs. Lines added later are written after this offset.
-  uint64_t durable_size() const { return synced_bytes_; }
+  uint64_t durable_size() const { return file_.durable_size(); }
 
  private:
-  // After a failed write: cuts the file back to synced_bytes_ and closes it.
+  // After a failed write: cuts the file back to its durable size and closes it.
   void AbandonWrites();
 
   std::string dir_;
   std::string path_;
-  int fd_ = -1;
-  uint64_t synced_bytes_ = 0;  // durable size of the file
+  DurableFile file_;           // opened by the first FlushSealed
   std::string pending_;        // lines not yet written (sink thread)
   std::string sealed_;         // lines FlushSealed writes next
 };

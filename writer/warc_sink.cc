@@ -213,13 +213,13 @@ void WarcSink::Drain(bool wait_for_all) {
 
 Status WarcSink::AppendPage(EncodedWarcPage& page) {
   if (!page.status.ok()) return page.status;
-  if (fd_ >= 0 && pages_in_file_ > 0 && file_bytes_ + page.bytes.size() > options_.warc_max_bytes) {
+  if (file_.is_open() && pages_in_file_ > 0 && file_bytes_ + page.bytes.size() > options_.warc_max_bytes) {
     // The flush in flight may still be syncing this file: let it end first.
     CompleteSync();
     if (!window_error_.ok()) return window_error_;
     if (Status s = FinishFile(); !s.ok()) return s;
   }
-  if (fd_ < 0) {
+  if (!file_.is_open()) {
     if (Status s = StartFile(); !s.ok()) return s;
   }
   index_.Add(page.key, file_name_, file_bytes_, page.bytes.size(),
@@ -282,7 +282,7 @@ Status WarcSink::BeginFlush() {
   if (!open_) return InternalError("WarcSink::BeginFlush called while not open");
   if (sync_.valid()) return InternalError("WarcSink::BeginFlush while a flush is in flight");
   Drain(/*wait_for_all=*/true);
-  if (window_error_.ok() && fd_ >= 0) {
+  if (window_error_.ok() && file_.is_open()) {
     if (Status s = WriteBuffer(); !s.ok()) FailWindow(std::move(s));
   }
   if (!window_error_.ok()) {
@@ -297,14 +297,14 @@ Status WarcSink::BeginFlush() {
   if (digests_) digests_->Seal();
   sync_revisits_ = std::exchange(window_revisits_, 0);
   sync_bytes_saved_ = std::exchange(window_bytes_saved_, 0);
-  sync_file_ = fd_ >= 0 ? files_started_ : 0;
+  sync_file_ = file_.is_open() ? files_started_ : 0;
   sync_bytes_ = file_bytes_;
   const bool sync_dir = std::exchange(dir_sync_needed_, false);
   sync_dir_pending_ = sync_dir;
   // Files finished since the last flush get their CDXJ once their last
   // index lines, sealed just now, are durable.
   sync_finished_files_ = std::exchange(finished_files_, {});
-  auto sync = [this, fd = fd_, path = path_, sync_dir, finished = sync_finished_files_] {
+  auto sync = [this, fd = file_.fd(), path = path_, sync_dir, finished = sync_finished_files_] {
     if (fd >= 0 && ::fsync(fd) != 0) return ErrnoStatus("fsync", path, errno);
     if (sync_dir) {
       if (Status s = FsyncDir(options_.out_dir); !s.ok()) return s;
@@ -357,7 +357,7 @@ void WarcSink::CompleteSync() {
     }
     // Rotation and FailWindow wait for the flush, so the current file is
     // still the one it synced, unless it synced none.
-    if (sync_file_ != 0 && sync_file_ == files_started_ && fd_ >= 0) synced_bytes_ = sync_bytes_;
+    if (sync_file_ != 0 && sync_file_ == files_started_ && file_.is_open()) file_.MarkDurable(sync_bytes_);
     return;
   }
   // The window in flight failed, and with it the one being written: its
@@ -379,7 +379,7 @@ Status WarcSink::Close() {
   CompleteSync();
   Status s = std::exchange(sync_error_, Status::Ok());
   if (s.ok()) s = Flush();
-  if (s.ok() && fd_ >= 0) s = FinishFile();
+  if (s.ok() && file_.is_open()) s = FinishFile();
   if (!s.ok()) AbandonFile();
   if (s.ok()) s = SyncDirIfNeeded();
   // Every line is durable now (or, after a failure, as durable as it gets).
@@ -405,8 +405,7 @@ Status WarcSink::StartFile() {
   const std::string stamp = FileStamp(now_ms);
   std::string name;
   std::string path;
-  int fd = -1;
-  for (int attempt = 0; fd < 0; ++attempt) {
+  for (int attempt = 0;; ++attempt) {
     if (attempt == kMaxCreateAttempts) {
       return ResourceExhaustedError("no free WARC serial in " + options_.out_dir);
     }
@@ -414,16 +413,15 @@ Status WarcSink::StartFile() {
            std::string(kWarcFileSuffix);
     path = (fs::path(options_.out_dir) / name).string();
     ++next_serial_;
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0 && errno != EEXIST) return ErrnoStatus("create", path, errno);
+    Result<bool> created = file_.Create(path);  // never over an existing file
+    if (!created.ok()) return created.status();
+    if (*created) break;
   }
-  fd_ = fd;
   ++files_started_;
   file_index_from_ = index_durable_floor_;
   path_ = std::move(path);
   file_name_ = name;
   file_bytes_ = 0;
-  synced_bytes_ = 0;
   pages_in_file_ = 0;
   dir_sync_needed_ = true;
 
@@ -460,11 +458,10 @@ Status WarcSink::StartFile() {
 }
 Status WarcSink::FinishFile() {
   Status s = WriteBuffer();
-  if (s.ok() && ::fsync(fd_) != 0) s = ErrnoStatus("fsync", path_, errno);
+  if (s.ok()) s = file_.Sync();
   if (!s.ok()) return s;
-  synced_bytes_ = file_bytes_;
   // The data is durable already, so a failing close cannot lose any.
-  ::close(std::exchange(fd_, -1));
+  file_.Close();
   finished_files_.push_back({file_name_, file_index_from_});
   path_.clear();
   file_name_.clear();
@@ -473,23 +470,23 @@ Status WarcSink::FinishFile() {
 
 Status WarcSink::WriteBuffer() {
   if (buffer_.empty()) return Status::Ok();
-  Status s = WriteAll(fd_, buffer_, path_);
+  Status s = file_.Append(buffer_);
   if (s.ok()) buffer_.clear();
   return s;
 }
 
 void WarcSink::AbandonFile() {
   buffer_.clear();
-  if (fd_ < 0) return;
-  if (synced_bytes_ == 0) {
+  if (!file_.is_open()) return;
+  if (file_.durable_size() == 0) {
     // Nothing in it was ever acknowledged: remove it.
-    ::unlink(path_.c_str());
+    file_.Remove();
   } else {
-    if (::ftruncate(fd_, static_cast<off_t>(synced_bytes_)) == 0) ::fsync(fd_);
+    // Best effort: a cut that fails leaves bytes the next Open cuts.
+    file_.CutToDurable().IgnoreError();
+    file_.Close();
     finished_files_.push_back({file_name_, file_index_from_});  // never written to again
   }
-  ::close(fd_);
-  fd_ = -1;
   path_.clear();
   file_name_.clear();
 }

@@ -129,6 +129,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "writer/durable_file.h"
 #include "writer/sink.h"
 #include "warc/gzip_member.h"
 #include "writer/sink_options.h"
@@ -218,7 +219,7 @@ class WarcSink : public Sink, public PipelinedFlush {
   void FailWindow(Status error);
   // Cuts the files in finished_files_ back to their indexed end.
   void CutFinishedFilesToIndex();
-  // Waits for the flush in flight, if any; its success moves synced_bytes_
+  // Waits for the flush in flight, if any; its success moves the file's durable size
   // on, its failure fails the window being written too (sync_error_).
   void CompleteSync();
   // Creates the next file and buffers its warcinfo record.
@@ -250,12 +251,11 @@ class WarcSink : public Sink, public PipelinedFlush {
   WarcIndex index_;
   Status window_error_;          // first failure since the last Flush
   bool open_ = false;
-  int fd_ = -1;                  // current file, -1 when none
+  DurableFile file_;             // current file; closed when none
   std::string path_;             // current file's path
   std::string file_name_;        // its name in out_dir
   uint64_t next_serial_ = 0;
   uint64_t file_bytes_ = 0;      // current file: written + buffered
-  uint64_t synced_bytes_ = 0;    // current file: durable prefix
   uint64_t pages_in_file_ = 0;
   uint64_t index_durable_floor_ = 0;  // the index's durable size at the last completed flush
   uint64_t file_index_from_ = 0;      // current file: its index lines start at or after this
