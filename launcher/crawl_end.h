@@ -1,8 +1,8 @@
 // CrawlEnd: what the launcher concludes once every process of a crawl has
 // exited, from the frontier's summary (its --summary-file, JSON), the
 // result so far and how often the frontier was restarted: whether the
-// crawl had finished before this launch, and the exit code (README "Exit
-// codes").
+// crawl had finished before this launch, and the exit code
+// (docs/OPERATING.md, "Exit codes").
 //
 // A frontier whose state says the crawl finished writes a summary with
 // already_finished and exits. When the launcher's first frontier does so,

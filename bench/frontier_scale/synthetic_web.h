@@ -17,8 +17,8 @@
 //     host's first page was reported, so they are the duplicates a real
 //     site's navigation makes.
 // Discovering a host therefore costs popular + 1 new URLs once; with the
-// default skew new hosts get rare as the crawl grows (README, "frontier
-// scale": the share of duplicates that gives).
+// default skew new hosts get rare as the crawl grows (bench/README.md,
+// "Frontier scale": the share of duplicates that gives).
 //
 // Thread-safety: immutable after construction; every method is const and
 // safe from any thread.
