@@ -20,15 +20,18 @@ BUILD_PACKAGES=(
 # checker and the replacement writer; nginx + openssl: the HTTPS tests (a CA
 # made per test, HTTP/2 and HTTP/1.1); iproute2: the network-namespace tests;
 # python3-html5lib, python3-doc, postgresql-doc-15: the link extractor held to
-# html5lib on two real documentation sets.
+# html5lib on two real documentation sets; clang: the suite's thread-safety
+# check (tests/structure/thread_safety_check.py, clang's analysis of the
+# GUARDED_BY annotations over the sources that take locks).
 TEST_PACKAGES=(
   libgtest-dev libsqlite3-dev sqlite3 python3 python3-zmq python3-protobuf
-  nginx openssl iproute2 python3-html5lib python3-doc postgresql-doc-15
+  nginx openssl iproute2 python3-html5lib python3-doc postgresql-doc-15 clang
 )
 BENCH_PACKAGES=(
   libbenchmark-dev nginx libnginx-mod-http-echo wget wget2 wrk time gnuplot-nox
 )
-# clang: `./run test --clang`, the build that checks the thread-safety annotations.
+# clang: `./run test --clang`, the whole build under clang with the
+# thread-safety analysis, and `./run fuzz`.
 CLANG_PACKAGES=(clang)
 # dpkg-dev: dpkg-shlibdeps, which CPack uses to declare runtime dependencies.
 PACKAGE_PACKAGES=(dpkg-dev)
