@@ -2,6 +2,8 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/file_system.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
@@ -13,9 +15,11 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <thread>
 
 #include "common/varint.h"
+#include "frontier/retryable_io_file_system.h"
 #include "frontier/store_info_log.h"
 #include "frontier/url_store_records.h"
 
@@ -129,6 +133,20 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
       std::make_shared<rocksdb::WriteBufferManager>(write_buffer_bytes, store->cache_);
 
   rocksdb::DBOptions db_options;
+  // Every failed write to the store's files is retryable, so RocksDB's
+  // own recovery resumes the database after an EIO as after an ENOSPC,
+  // in this process (retryable_io_file_system.h).
+  store->env_ = rocksdb::NewCompositeEnv(std::make_shared<RetryableIoFileSystem>(
+      options.file_system ? options.file_system : rocksdb::FileSystem::Default()));
+  db_options.env = store->env_.get();
+  // That recovery, RocksDB's defaults stated: a resume attempt every
+  // second for as long as the error lasts (StoreWriter's writes meanwhile
+  // fail as Unavailable, and the broker retries them).
+  db_options.max_bgerror_resume_count = std::numeric_limits<int>::max();
+  // The WAL holds every write but StoreWriter's guard tombstone (written
+  // without it, store_writer.cc): no flush on close for that one.
+  db_options.avoid_flush_during_shutdown = true;
+  db_options.bgerror_resume_retry_interval = 1000000;  // microseconds
   db_options.create_if_missing = !options.read_only;
   db_options.create_missing_column_families = !options.read_only;
   db_options.write_buffer_manager = store->write_buffers_;

@@ -58,6 +58,8 @@ class DB;
 class Iterator;
 class ColumnFamilyHandle;
 class Cache;
+class Env;
+class FileSystem;
 class WriteBufferManager;
 }  // namespace rocksdb
 
@@ -121,6 +123,10 @@ struct UrlStoreOptions {
   uint64_t cache_bytes = 64 << 20;  // block cache, memtables charged to it
   // How long to wait for another process holding the database to let go.
   int64_t lock_wait_ms = 15000;
+  // The files under the store; none: the machine's. Tests give one that
+  // injects faults. Either way the store's own RetryableIoFileSystem wraps
+  // it (retryable_io_file_system.h).
+  std::shared_ptr<rocksdb::FileSystem> file_system = nullptr;
 };
 
 // A scan of the seen family's fingerprints as of the moment it was started
@@ -285,6 +291,9 @@ class UrlStore {
   uint64_t cache_bytes_ = 0;         // the cache's capacity as opened
   uint64_t write_buffer_bytes_ = 0;  // the memtables' bound, charged to it
   std::shared_ptr<rocksdb::WriteBufferManager> write_buffers_;
+  // The Env over a RetryableIoFileSystem the database runs on: declared
+  // before db_, so it outlives it.
+  std::unique_ptr<rocksdb::Env> env_;
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> families_;  // default, seen, queue, origins
   // Changes since the last Write, in the order they were made.
