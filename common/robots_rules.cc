@@ -365,4 +365,17 @@ void RobotsRules::SortRules() {
   });
 }
 
+std::string_view RobotsTarget(std::string_view url, std::string& scratch) {
+  if (const size_t scheme_end = url.find("://"); scheme_end != std::string_view::npos) {
+    const std::string_view rest = url.substr(scheme_end + 3);
+    const size_t path_start = rest.find_first_of("/?#");
+    url = path_start == std::string_view::npos ? std::string_view() : rest.substr(path_start);
+  }
+  url = url.substr(0, url.find('#'));
+  if (!url.empty() && url.front() == '/') return url;
+  scratch.assign(1, '/');
+  scratch.append(url);
+  return scratch;
+}
+
 }  // namespace zcrawl

@@ -112,4 +112,12 @@ class RobotsRules {
   std::vector<std::string> sitemaps_;
 };
 
+// The part of `url` that robots.txt rules match (IsAllowed's argument): its
+// path and "?query" without the fragment. "http://h/a?b#f" -> "/a?b",
+// "http://h?b" -> "/?b", "http://h" -> "/", "/a#f" -> "/a". Not a URL
+// parser: the crawler's URLs are normalised already, and `./run inspect
+// robots` takes what a person typed; both ask this one function. The result
+// views `url`, or `scratch` when a '/' had to be put in front.
+std::string_view RobotsTarget(std::string_view url, std::string& scratch);
+
 }  // namespace zcrawl

@@ -7,7 +7,9 @@
 // is generated from these definitions (SettingsMarkdown below).
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -36,6 +38,33 @@ class SettingsDeclarer {
     return option;
   }
 
+  // A setting that is one of a few names, held as an enum so that the
+  // names are parsed here once and the code compares values, not strings:
+  // `names` maps each name to its value; the default and the allowed
+  // values are shown by name (--help, docs/CONFIG.md).
+  template <typename E>
+  CLI::Option* Choice(const std::string& name, E& value, const std::vector<std::pair<std::string, E>>& names,
+                      const std::string& help) {
+    CLI::Option* option = Option(name, value, help);
+    std::string listed;
+    for (const auto& [text, choice] : names) {
+      listed += (listed.empty() ? "" : ",") + text;
+      if (choice == value) option->default_str(text);
+    }
+    // Only the names are accepted (not the enum's numbers), and the error
+    // lists them.
+    std::map<std::string, E> by_name(names.begin(), names.end());
+    option->transform(CLI::Validator(
+        [by_name, listed](std::string& input) -> std::string {
+          const auto it = by_name.find(input);
+          if (it == by_name.end()) return "'" + input + "' is not one of " + listed;
+          input = std::to_string(static_cast<long long>(it->second));  // what CLI11 stores in the enum
+          return "";
+        },
+        "{" + listed + "}"));
+    option->type_name("TEXT");
+    return option;
+  }
   // A flag: "--sitemaps" sets `value` to true, "!--no-robots" to false.
   CLI::Option* Flag(const std::string& spelled, bool& value, const std::string& help) {
     const bool negated = !spelled.empty() && spelled[0] == '!';

@@ -12,17 +12,16 @@ namespace {
 // and FF are newlines (LF), and NUL reads as U+FFFD.
 bool IsNewline(char c) { return c == '\n' || c == '\r' || c == '\f'; }
 bool IsWhitespace(char c) { return IsNewline(c) || c == '\t' || c == ' '; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool IsHex(char c) { return IsAsciiDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool IsNameStart(char c) { return IsAsciiAlpha(c) || c == '_' || static_cast<unsigned char>(c) >= 0x80; }
-bool IsName(char c) { return IsNameStart(c) || IsDigit(c) || c == '-'; }
+bool IsName(char c) { return IsNameStart(c) || IsAsciiDigit(c) || c == '-'; }
 bool IsNonPrintable(char c) {
   const auto u = static_cast<unsigned char>(c);
   return u <= 0x08 || u == 0x0B || (u >= 0x0E && u <= 0x1F) || u == 0x7F;
 }
 
 int HexValue(char c) {
-  if (IsDigit(c)) return c - '0';
+  if (IsAsciiDigit(c)) return c - '0';
   return ToLowerAscii(c) - 'a' + 10;
 }
 
@@ -51,9 +50,9 @@ class Tokenizer {
 
   bool StartsNumber(size_t i) const {
     const char c = At(i);
-    if (c == '+' || c == '-') return IsDigit(At(i + 1)) || (At(i + 1) == '.' && IsDigit(At(i + 2)));
-    if (c == '.') return IsDigit(At(i + 1));
-    return !AtEnd(i) && IsDigit(c);
+    if (c == '+' || c == '-') return IsAsciiDigit(At(i + 1)) || (At(i + 1) == '.' && IsAsciiDigit(At(i + 2)));
+    if (c == '.') return IsAsciiDigit(At(i + 1));
+    return !AtEnd(i) && IsAsciiDigit(c);
   }
 
   // Appends one byte of input (a NUL as U+FFFD).
@@ -191,15 +190,15 @@ class Tokenizer {
 
   void ConsumeNumeric() {
     if (s_[p_] == '+' || s_[p_] == '-') ++p_;
-    while (IsDigit(At(p_))) ++p_;
-    if (At(p_) == '.' && IsDigit(At(p_ + 1))) {
+    while (IsAsciiDigit(At(p_))) ++p_;
+    if (At(p_) == '.' && IsAsciiDigit(At(p_ + 1))) {
       p_ += 2;
-      while (IsDigit(At(p_))) ++p_;
+      while (IsAsciiDigit(At(p_))) ++p_;
     }
     if ((At(p_) == 'e' || At(p_) == 'E') &&
-        (IsDigit(At(p_ + 1)) || ((At(p_ + 1) == '+' || At(p_ + 1) == '-') && IsDigit(At(p_ + 2))))) {
+        (IsAsciiDigit(At(p_ + 1)) || ((At(p_ + 1) == '+' || At(p_ + 1) == '-') && IsAsciiDigit(At(p_ + 2))))) {
       p_ += 2;
-      while (IsDigit(At(p_))) ++p_;
+      while (IsAsciiDigit(At(p_))) ++p_;
     }
     if (StartsIdent(p_)) {
       std::string unit;

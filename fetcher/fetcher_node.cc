@@ -59,7 +59,7 @@ void FetcherNode::StopWork() {
   if (pool_) pool_->Shutdown(ThreadPool::ShutdownMode::kCancel);
 }
 
-bool FetcherNode::event_loop() const { return options_.io == "multi"; }
+bool FetcherNode::event_loop() const { return options_.io == FetchIo::kMulti; }
 
 Status FetcherNode::Start() {
   if (!MakeHtmlParser(options_.parser)) {
@@ -103,7 +103,7 @@ Status FetcherNode::Start() {
     if (Status s = loop_->Start(); !s.ok()) return s;
   }
   spdlog::info("fetcher started id={} io={} in_flight={} workers={} frontier={} writer={}",
-               codec_.sender_id(), options_.io, threads_, pool_options.threads, options_.frontier,
+               codec_.sender_id(), event_loop() ? "multi" : "blocking", threads_, pool_options.threads, options_.frontier,
                options_.writer);
   SayReady(*frontier_);
   SayReady(*writer_);
@@ -143,7 +143,7 @@ PageProcessor& FetcherNode::ThreadProcessor(const std::shared_ptr<WorkerShared>&
     t_processor.processor.reset();  // before what it refers to may go
     t_processor.owner = shared;
     // With the event loop the workers only parse: no HTTP client of their own.
-    const bool event_loop = shared->options.io == "multi";
+    const bool event_loop = shared->options.io == FetchIo::kMulti;
     t_processor.processor = std::make_unique<PageProcessor>(
         shared->options, event_loop ? nullptr : MakeCurlHttpClient(shared->options.http), shared->parsers,
         shared->clock, &shared->writer_wants);
@@ -379,7 +379,7 @@ void FetcherNode::Maintain() {
   }
   // Safety net: a page unacknowledged for long was lost on the way.
   const int64_t now = clock_.NowMs();
-  const int64_t ack_timeout_ms = 2 * options_.link.heartbeat_ms * options_.link.liveness;
+  const int64_t ack_timeout_ms = 2 * options_.link.dead_after_ms();
   for (auto& [id, held] : held_) {
     if (held.at_writer && now - held.sent_to_writer_ms > ack_timeout_ms) {
       spdlog::warn("no ack for url={} after {} ms; resending", held.item.url(), now - held.sent_to_writer_ms);
@@ -423,7 +423,7 @@ Status FetcherNode::Step(int max_wait_ms, bool* done) {
   }
   if (shutdown_received_ && options_.exit_on_shutdown && !held_.empty() &&
       clock_.NowMs() - shutdown_received_ms_ >
-          options_.link.heartbeat_ms * static_cast<int64_t>(options_.link.liveness)) {
+          options_.link.dead_after_ms()) {
     spdlog::warn("giving up {} URLs held since the frontier's shutdown; no one takes their reports",
                  held_.size());
     held_.clear();

@@ -57,15 +57,18 @@ struct HttpOptions {
   std::shared_ptr<PrivateAddressGuard> address_guard;
 };
 
+// --io's values (fetcher_settings.cc names them).
+enum class FetchIo { kMulti, kBlocking };
+
 struct FetcherOptions {
   std::string frontier = "tcp://127.0.0.1:5570";
   std::string writer = "tcp://127.0.0.1:5571";
-  // How fetches run. "multi" (default): one event-loop thread drives every
-  // transfer (libcurl multi + epoll) and a pool of parse_threads workers
-  // parses; a request in flight costs a socket, not a thread.
-  // "blocking": each worker thread fetches one URL at a time and parses it.
-  // Both fetch with the same code (curl_transfer.h).
-  std::string io = "multi";
+  // How fetches run. kMulti ("multi", default): one event-loop thread
+  // drives every transfer (libcurl multi + epoll) and a pool of
+  // parse_threads workers parses; a request in flight costs a socket, not a
+  // thread. kBlocking ("blocking"): each worker thread fetches one URL at a
+  // time and parses it. Both fetch with the same code (curl_transfer.h).
+  FetchIo io = FetchIo::kMulti;
   // URLs held at once: transfers in flight (multi) or worker threads
   // (blocking). The frontier's per-host limit still applies. 64 because a
   // URL holds its slot until the writer has its page on disk, and on the

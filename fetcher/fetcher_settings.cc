@@ -5,8 +5,8 @@ namespace zcrawl::fetcher {
 void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
   d.Option("--frontier", o.frontier, "Frontier endpoint")->capture_default_str();
   d.Option("--writer", o.writer, "Writer endpoint")->capture_default_str();
-  d.Option("--io", o.io, "multi: one event loop fetches, workers parse; blocking: a worker per fetch")
-      ->capture_default_str()->check(CLI::IsMember({"multi", "blocking"}));
+  d.Choice("--io", o.io, {{"multi", FetchIo::kMulti}, {"blocking", FetchIo::kBlocking}},
+           "multi: one event loop fetches, workers parse; blocking: a worker per fetch");
   d.Option("--threads", o.threads, "URLs fetched at once (blocking: worker threads)")
       ->capture_default_str()->check(CLI::Range(1u, kMaxThreads));
   d.Option("--parse-threads", o.parse_threads, "Parse workers with --io multi (0: one per core)")

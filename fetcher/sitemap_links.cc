@@ -5,18 +5,14 @@
 #include <algorithm>
 #include <climits>
 
+#include "common/ascii.h"
+
 namespace zcrawl::fetcher {
 namespace {
 
 // How far LooksLikeSitemap looks, and so how much of a gzip body is
 // inflated to tell whether it is a sitemap.
 constexpr size_t kSniffBytes = 4096;
-
-std::string Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
-}
 
 std::string DecodeEntities(std::string_view s) {
   std::string out;
@@ -54,9 +50,9 @@ bool NextLocation(std::string_view body, size_t& pos, std::string& value) {
     std::string_view raw = body.substr(start, close - start);
     pos = close + 6;
     if (raw.starts_with("<![CDATA[") && raw.ends_with("]]>")) {
-      value = Trim(raw.substr(9, raw.size() - 12));
+      value = std::string(TrimAsciiWhitespace(raw.substr(9, raw.size() - 12)));
     } else {
-      value = Trim(DecodeEntities(raw));
+      value = std::string(TrimAsciiWhitespace(DecodeEntities(raw)));
     }
     if (!value.empty()) return true;
   }

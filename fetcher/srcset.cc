@@ -5,14 +5,13 @@
 namespace zcrawl::fetcher {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // "Valid non-negative integer": one or more digits. Sets *zero when it is 0.
 bool IsNonNegativeInteger(std::string_view s, bool* zero) {
   if (s.empty()) return false;
   *zero = true;
   for (char c : s) {
-    if (!IsDigit(c)) return false;
+    if (!IsAsciiDigit(c)) return false;
     if (c != '0') *zero = false;
   }
   return true;
@@ -27,11 +26,11 @@ bool IsFloatingPoint(std::string_view s, bool* negative) {
     ++i;
   }
   size_t digits = 0;
-  while (i < s.size() && IsDigit(s[i])) ++i, ++digits;
+  while (i < s.size() && IsAsciiDigit(s[i])) ++i, ++digits;
   if (i < s.size() && s[i] == '.') {
     ++i;
     size_t fraction = 0;
-    while (i < s.size() && IsDigit(s[i])) ++i, ++fraction;
+    while (i < s.size() && IsAsciiDigit(s[i])) ++i, ++fraction;
     if (fraction == 0) return false;
     digits += fraction;
   }
@@ -40,7 +39,7 @@ bool IsFloatingPoint(std::string_view s, bool* negative) {
     ++i;
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
     size_t exponent = 0;
-    while (i < s.size() && IsDigit(s[i])) ++i, ++exponent;
+    while (i < s.size() && IsAsciiDigit(s[i])) ++i, ++exponent;
     if (exponent == 0) return false;
   }
   return i == s.size();

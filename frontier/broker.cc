@@ -43,8 +43,10 @@ Broker::Broker(const FrontierOptions& options, zmq::context_t& context, const Cl
       // UrlStore::SetCacheCapacity).
       heap_governor_(budget_.total_bytes, budget_.store_bytes),
       limits_(std::make_unique<AdmissionLimits>(AdmissionLimitsOptions{
-          options.max_pages, options.max_pages_per_host, options.max_pages_per_domain,
-          options.max_query_variants})) {}
+          .max_pages = options.max_pages,
+          .max_pages_per_host = options.max_pages_per_host,
+          .max_pages_per_domain = options.max_pages_per_domain,
+          .max_query_variants = options.max_query_variants})) {}
 
 Broker::~Broker() {
   if (admitter_) admitter_->Stop();
@@ -70,7 +72,7 @@ Status Broker::Start() {
   if (!network_policy.ok()) return network_policy.status();
   network_policy_ = std::move(*network_policy);
   scope.allow_domains = options_.allow_domains;
-  scope.any_host = options_.scope == "web";
+  scope.any_host = options_.scope == CrawlScope::kWeb;
   if (scope.any_host && options_.max_pages_per_domain == 0) {
     spdlog::warn("--scope web without --max-pages-per-domain: one site can fill the frontier");
   }
@@ -409,7 +411,7 @@ void Broker::BalanceMemory() {
 
 void Broker::Maintain() {
   const int64_t now = clock_.NowMs();
-  const int64_t dead_after = options_.link.heartbeat_ms * options_.link.liveness;
+  const int64_t dead_after = options_.link.dead_after_ms();
   // Silence counts only while this loop runs (at least once a heartbeat):
   // after the frontier itself stood still (SIGSTOP, a VM pause, swapping),
   // what its peers sent meanwhile is still arriving, so the gap is not held

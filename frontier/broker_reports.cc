@@ -80,6 +80,9 @@ void Broker::WriteSummary() const {
   json.Key("failure_reasons").BeginObject();
   for (const auto& [name, n] : scheduler_->failure_reasons()) json.Key(name).Uint(n);
   json.EndObject();
+  json.Key("retry_reasons").BeginObject();
+  for (const auto& [name, n] : scheduler_->retry_reasons()) json.Key(name).Uint(n);
+  json.EndObject();
   json.Key("top_hosts").BeginArray();
   for (const auto& q : scheduler_->TopOrigins(5, /*by_done=*/true)) {
     json.BeginObject().Key("host").String(q.host()).Key("done").Uint(q.done())

@@ -13,15 +13,6 @@ constexpr int64_t kMaxBackoffMs = 5 * 60 * 1000;
 constexpr int64_t kMaxRetryAfterMs = 60 * 60 * 1000;
 constexpr int64_t kMaxCrawlDelayMs = 60 * 1000;
 
-// "/path?query" of a normalised absolute URL, for robots.txt matching.
-std::string_view PathAndQuery(std::string_view url) {
-  const size_t scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return "/";
-  const size_t path = url.find('/', scheme_end + 3);
-  if (path == std::string_view::npos) return "/";
-  return url.substr(path);
-}
-
 std::string StatusClass(uint32_t http_status) {
   if (http_status < 100 || http_status > 599) return "other";
   return std::to_string(http_status / 100) + "xx";
@@ -216,7 +207,7 @@ bool CrawlScheduler::LeaseFromSlot(uint32_t slot_index, const std::string& fetch
     while (!found && (slot.yielding ? !slot.waiting.empty() : EnsureHead(slot, slot_index))) {
       UrlRecord front = PopHead(slot, slot_index);
       --counts_.waiting;
-      if (slot.robots && !slot.robots->IsAllowed(PathAndQuery(front.url))) {
+      if (slot.robots && !slot.robots->IsAllowed(RobotsTarget(front.url, robots_scratch_))) {
         Fail(front, "robots_disallowed");
         continue;
       }
@@ -442,6 +433,7 @@ void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, in
     return;
   }
   ++counts_.retried;
+  ++retry_reasons_[reason];
   ++counts_.waiting;
   const int64_t ready = clock_.NowMs() + std::max(BackoffMs(record.attempts), min_delay_ms);
   const uint64_t sequence = heap_sequence_++;

@@ -221,6 +221,9 @@ class CrawlScheduler {
   uint64_t leases_of(const std::string& fetcher) const;
   // Failure reasons and how often each happened.
   const std::map<std::string, uint64_t>& failure_reasons() const { return failure_reasons_; }
+  // Attempts that failed and were retried, by reason (a retry that later
+  // succeeded leaves its trace only here).
+  const std::map<std::string, uint64_t>& retry_reasons() const { return retry_reasons_; }
   // HTTP status classes of completed fetches ("2xx" -> n).
   const std::map<std::string, uint64_t>& status_classes() const { return status_classes_; }
   // The `limit` origins with the most URLs waiting or in flight (or, with
@@ -477,7 +480,9 @@ class CrawlScheduler {
   std::vector<uint32_t> robots_spill_candidates_;  // idle, rules not yet written
   SchedulerCounts counts_;
   std::map<std::string, uint64_t> failure_reasons_;
+  std::map<std::string, uint64_t> retry_reasons_;
   std::map<std::string, uint64_t> status_classes_;
+  std::string robots_scratch_;  // RobotsTarget's, for a URL without a leading '/'
 };
 
 }  // namespace zcrawl::frontier

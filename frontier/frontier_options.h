@@ -14,6 +14,9 @@
 
 namespace zcrawl::frontier {
 
+// --scope's values (frontier_settings.cc names them).
+enum class CrawlScope { kSeeds, kWeb };
+
 struct FrontierOptions {
   // Where fetchers, the writer and status tools connect (ROUTER).
   std::string bind = "tcp://127.0.0.1:5570";
@@ -46,10 +49,11 @@ struct FrontierOptions {
   int64_t refetch_max_s = 30 * 86400;
 
   // --- Scope ---
-  // "seeds": the seeds' hosts plus allow_domains. "web": any http(s) host
-  // reached by links (a broad crawl), still under deny patterns, max_depth,
-  // the budgets below and robots.txt; give it max_pages_per_domain.
-  std::string scope = "seeds";
+  // kSeeds ("seeds"): the seeds' hosts plus allow_domains. kWeb ("web"):
+  // any http(s) host reached by links (a broad crawl), still under deny
+  // patterns, max_depth, the budgets below and robots.txt; give it
+  // max_pages_per_domain.
+  CrawlScope scope = CrawlScope::kSeeds;
   // Extra registrable domains allowed besides the seeds' hosts (D and *.D).
   std::vector<std::string> allow_domains;
   // Non-public addresses (loopback, private networks, link-local with the

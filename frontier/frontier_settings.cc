@@ -28,9 +28,8 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str();
   // allow_extra_args(false): one value per occurrence, so a seed after
   // "--allow X" stays a seed. Repeat the flag for more values.
-  d.Option("--scope", o.scope,
-           "seeds: the seeds' hosts and --allow-domain; web: any http(s) host links reach")
-      ->capture_default_str()->check(CLI::IsMember({"seeds", "web"}));
+  d.Choice("--scope", o.scope, {{"seeds", CrawlScope::kSeeds}, {"web", CrawlScope::kWeb}},
+           "seeds: the seeds' hosts and --allow-domain; web: any http(s) host links reach");
   d.Option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains")
       ->allow_extra_args(false);
   d.Option("--allow", o.allow_patterns,

@@ -333,16 +333,8 @@ class Launcher {
   }
 
   bool WantsWacz() const {
-    const std::string& format = options_.writer.format;
-    // exec:CMD takes the rest of the list: a "wacz" inside its command is not a format.
-    const std::string formats = format.substr(0, format.find("exec:"));
-    size_t start = 0;
-    while (start <= formats.size()) {
-      const size_t comma = std::min(formats.find(',', start), formats.size());
-      if (formats.compare(start, comma - start, zcrawl::writer::kWaczFormat) == 0) return true;
-      start = comma + 1;
-    }
-    return false;
+    const std::vector<std::string> formats = zcrawl::writer::FormatNames(options_.writer.format);
+    return std::find(formats.begin(), formats.end(), zcrawl::writer::kWaczFormat) != formats.end();
   }
 
   // --format wacz: the finished crawl's WARC files as one WACZ.
@@ -414,7 +406,7 @@ class Launcher {
     }
   }
 
-  // Prints the summary; returns the exit code (README "Exit codes";
+  // Prints the summary; returns the exit code (docs/OPERATING.md, "Exit codes";
   // crawl_end.h): a crawl that finished without fetching a single page
   // says so with kNothingFetched instead of 0.
   int PrintSummary(int result) {

@@ -7,17 +7,11 @@
 #include <sstream>
 #include <vector>
 
+#include "common/ascii.h"
 #include "net/zmq_io.h"
 
 namespace zcrawl {
 namespace {
-
-std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  return s.substr(i);
-}
 
 bool IsZ85Key(const std::string& key) {
   if (key.size() != 40) return false;
@@ -70,8 +64,8 @@ Result<CurveKeyPair> LoadCurveKeyPair(const std::string& path) {
   while (std::getline(lines, line)) {
     const size_t eq = line.find('=');
     if (eq == std::string::npos) continue;
-    const std::string key = Trim(line.substr(0, eq));
-    const std::string value = Trim(line.substr(eq + 1));
+    const std::string key = std::string(TrimAsciiWhitespace(line.substr(0, eq)));
+    const std::string value = std::string(TrimAsciiWhitespace(line.substr(eq + 1)));
     if (key == "public") pair.public_key = value;
     if (key == "secret") pair.secret_key = value;
   }
@@ -84,7 +78,7 @@ Result<CurveKeyPair> LoadCurveKeyPair(const std::string& path) {
 Result<std::string> LoadCurvePublicKey(const std::string& path) {
   auto text = ReadWhole(path);
   if (!text.ok()) return text.status();
-  std::string key = Trim(*text);
+  std::string key = std::string(TrimAsciiWhitespace(*text));
   if (key.rfind("public", 0) == 0) {  // a .key file given where a .pub was meant
     auto pair = LoadCurveKeyPair(path);
     if (!pair.ok()) return pair.status();
@@ -110,7 +104,7 @@ Result<std::set<std::string>> LoadCurveAllowList(const std::string& path) {
     std::istringstream lines(*text);
     std::string line;
     while (std::getline(lines, line)) {
-      line = Trim(line.substr(0, line.find('#')));
+      line = std::string(TrimAsciiWhitespace(line.substr(0, line.find('#'))));
       if (line.empty()) continue;
       if (!IsZ85Key(line)) return InvalidArgumentError(path + ": not a Z85 public key: " + line);
       keys.insert(line);

@@ -18,6 +18,10 @@ struct LivenessOptions {
   uint32_t liveness = 5;  // missed heartbeats before a peer is dead
   int64_t reconnect_min_ms = 250;
   int64_t reconnect_max_ms = 8000;
+
+  // How long a peer may stay silent before it is dead: the one place the
+  // window is computed.
+  int64_t dead_after_ms() const { return heartbeat_ms * static_cast<int64_t>(liveness); }
 };
 
 // --heartbeat-ms and --liveness, and with `reconnects` (a process that

@@ -67,7 +67,7 @@ void PeerLink::MarkSeen() {
 }
 
 bool PeerLink::PeerSilentTooLong() const {
-  return clock_.NowMs() - last_seen_ms_ > settings_.timing.heartbeat_ms * settings_.timing.liveness;
+  return clock_.NowMs() - last_seen_ms_ > settings_.timing.dead_after_ms();
 }
 
 }  // namespace zcrawl

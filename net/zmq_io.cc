@@ -1,5 +1,9 @@
 #include "net/zmq_io.h"
 
+#include <cerrno>
+
+#include "common/comma_list.h"
+
 #include <spdlog/spdlog.h>
 
 #include "net/envelope_codec.h"
@@ -8,15 +12,37 @@ namespace zcrawl {
 namespace {
 
 Status FromZmqError(const zmq::error_t& e, std::string_view what) {
-  std::string message(what);
-  message += ": ";
-  message += e.what();
-  if (e.num() == EAGAIN || e.num() == EHOSTUNREACH) return UnavailableError(message);
-  if (e.num() == EADDRINUSE) return UnavailableError(message + " (address in use)");
-  return InvalidArgumentError(message);
+  return ZmqErrorStatus(e.num(), std::string(what) + ": " + e.what());
 }
 
 }  // namespace
+
+Status ZmqErrorStatus(int errnum, std::string message) {
+  switch (errnum) {
+    // Out of descriptors or memory: back off, as for a full disk.
+    case EMFILE:
+    case ENFILE:
+    case ENOMEM:
+    case ENOBUFS:
+      return ResourceExhaustedError(std::move(message));
+    case EACCES:
+    case EPERM:
+      return PermissionDeniedError(std::move(message));
+    // The endpoint itself is wrong: a configuration error, not worth a retry.
+    case EINVAL:
+    case EPROTONOSUPPORT:
+    case ENOCOMPATPROTO:
+    case ENODEV:
+    case EADDRNOTAVAIL:
+      return InvalidArgumentError(std::move(message));
+    case EADDRINUSE:
+      return UnavailableError(std::move(message) + " (address in use)");
+    // EAGAIN, EHOSTUNREACH, ETERM, EINTR and whatever else: the peer or the
+    // network may come back; retry.
+    default:
+      return UnavailableError(std::move(message));
+  }
+}
 
 Result<zmq::socket_t> MakeSocket(zmq::context_t& context, zmq::socket_type type,
                                  const SocketSettings& settings) {
@@ -47,17 +73,7 @@ Status Bind(zmq::socket_t& socket, const std::string& endpoints) {
   return Status::Ok();
 }
 
-std::vector<std::string> SplitEndpoints(std::string_view endpoints) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= endpoints.size()) {
-    size_t comma = endpoints.find(',', start);
-    if (comma == std::string_view::npos) comma = endpoints.size();
-    if (comma > start) out.emplace_back(endpoints.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
+std::vector<std::string> SplitEndpoints(std::string_view endpoints) { return SplitCommaList(endpoints); }
 
 Status Connect(zmq::socket_t& socket, const std::string& endpoint) {
   try {

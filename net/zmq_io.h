@@ -24,6 +24,12 @@ struct SocketSettings {
   std::string identity;        // DEALER: routing id (empty: let ZeroMQ pick)
 };
 
+// A ZeroMQ errno as a Status whose code says what to do next:
+// ResourceExhausted (EMFILE, ENFILE, ENOMEM, ENOBUFS: back off),
+// PermissionDenied, InvalidArgument (a malformed or impossible endpoint),
+// else Unavailable (retry; EADDRINUSE says so in the message).
+Status ZmqErrorStatus(int errnum, std::string message);
+
 // Creates a socket of `type` with the settings above and ZMQ_MAXMSGSIZE.
 Result<zmq::socket_t> MakeSocket(zmq::context_t& context, zmq::socket_type type,
                                  const SocketSettings& settings = {});

@@ -1,5 +1,7 @@
 #include "writer/sink_registry.h"
 
+#include "common/comma_list.h"
+
 #include <functional>
 #include <set>
 #include <string>
@@ -33,21 +35,28 @@ const std::vector<Entry>& Registry() {
 
 }  // namespace
 
+std::vector<std::string> FormatNames(std::string_view formats) {
+  // An "exec:" that starts an item ends the list.
+  size_t exec = std::string_view::npos;
+  for (size_t at = formats.find(kExecFormatPrefix); at != std::string_view::npos;
+       at = formats.find(kExecFormatPrefix, at + 1)) {
+    if (at == 0 || formats[at - 1] == ',') {
+      exec = at;
+      break;
+    }
+  }
+  std::vector<std::string> names = SplitCommaList(formats.substr(0, exec));
+  if (exec != std::string_view::npos) names.emplace_back(formats.substr(exec));
+  return names;
+}
+
 Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
                                                      const SinkOptions& options) {
   std::vector<std::unique_ptr<Sink>> sinks;
   std::set<std::string_view> made;
-  size_t start = 0;
-  while (start <= formats.size()) {
-    size_t comma = formats.find(',', start);
-    if (comma == std::string_view::npos) comma = formats.size();
-    const std::string_view name = formats.substr(start, comma - start);
-    start = comma + 1;
-    if (name.empty()) continue;
-    if (name.substr(0, kExecFormatPrefix.size()) == kExecFormatPrefix) {
-      // exec:CMD takes the rest of the list, commas included, as CMD.
-      const size_t name_at = comma - name.size();
-      const std::string command(formats.substr(name_at + kExecFormatPrefix.size()));
+  for (const std::string& name : FormatNames(formats)) {
+    if (std::string_view(name).starts_with(kExecFormatPrefix)) {
+      const std::string command = name.substr(kExecFormatPrefix.size());
       if (command.find_first_not_of(" \t") == std::string::npos) {
         return InvalidArgumentError("format 'exec:' needs a command, e.g. 'exec:gzip > pages.jsonl.gz'");
       }

@@ -18,6 +18,12 @@ namespace zcrawl::writer {
 inline constexpr std::string_view kWaczFormat = "wacz";
 inline constexpr std::string_view kWaczFileName = "crawl.wacz";
 
+// The formats a --format list names, in order: comma-separated, except
+// that exec:CMD takes the rest of the list, commas included, as CMD
+// ("warc,exec:sort -t, -k1" -> "warc", "exec:sort -t, -k1"). The launcher
+// asks it whether wacz is wanted; MakeSinks makes a sink of each.
+std::vector<std::string> FormatNames(std::string_view formats);
+
 // InvalidArgument naming the unknown format and the known ones.
 Result<std::vector<std::unique_ptr<Sink>>> MakeSinks(std::string_view formats,
                                                      const SinkOptions& options);

@@ -37,16 +37,6 @@ constexpr char kWarcinfoBlock[] =
     "format: WARC File Format 1.1\r\n"
     "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n";
 
-// "YYYYmmddHHMMSS" in UTC.
-std::string FileStamp(int64_t ms) {
-  std::string stamp;
-  for (char c : FormatRfc3339Millis(ms)) {
-    if (c >= '0' && c <= '9') stamp.push_back(c);
-    if (stamp.size() == 14) break;
-  }
-  return stamp;
-}
-
 std::string SerialString(uint64_t serial) {
   std::string digits = std::to_string(serial);
   if (digits.size() < 5) digits.insert(0, 5 - digits.size(), '0');
@@ -402,7 +392,8 @@ Status WarcSink::ForEachStoredKey(const std::function<void(const std::string&)>&
 
 Status WarcSink::StartFile() {
   const int64_t now_ms = clock_->WallMs();
-  const std::string stamp = FileStamp(now_ms);
+  // "YYYYmmddHHMMSS" in UTC, the form CDXJ dates take too.
+  const std::string stamp = CdxjTimestamp(FormatRfc3339Millis(now_ms));
   std::string name;
   std::string path;
   for (int attempt = 0;; ++attempt) {

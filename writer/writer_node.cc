@@ -245,7 +245,7 @@ void WriterNode::MaintainFrontierLink(InboundMessage& message) {
       ++counters_.frontier_lost;
       frontier_lost_ = true;
       spdlog::warn("frontier lost: silent for more than {} ms; reconnecting",
-                   options_.link.heartbeat_ms * options_.link.liveness);
+                   options_.link.dead_after_ms());
     }
     if (frontier_->ReconnectIfDue()) SayReadyToFrontier();
     return;

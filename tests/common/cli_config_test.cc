@@ -1,6 +1,7 @@
 // ConfigText: what --print-config writes loads back through --config to the
 // same settings, negated flags ("!--no-robots") included, given or not.
 #include "common/cli_config.h"
+#include "common/settings_declarer.h"
 
 #include <gtest/gtest.h>
 
@@ -93,6 +94,37 @@ TEST(ParseSettingsTest, AFlagValueOutOfRangeIsRefusedAsABadSetting) {
   std::vector<std::string> args = {"--delay-ms=5"};
   EXPECT_FALSE(ParseSettings(app, "test", [&] { app.parse(args); }).has_value());
   EXPECT_EQ(settings.delay_ms, 5);
+}
+
+// A setting that is one of a few names (SettingsDeclarer::Choice): parsed
+// once into an enum from its name, in a file or on the command line; any
+// other word, the enum's numbers included, is refused with the names.
+enum class Mode { kFast, kSafe };
+
+TEST(ChoiceSettingTest, NamesParseIntoTheEnumAndNothingElseDoes) {
+  for (const auto& [given, expected] : std::vector<std::pair<std::string, Mode>>{{"safe", Mode::kSafe},
+                                                                                 {"fast", Mode::kFast}}) {
+    Mode mode = Mode::kFast;
+    CLI::App app;
+    SettingsDeclarer d(app);
+    d.Choice("--mode", mode, {{"fast", Mode::kFast}, {"safe", Mode::kSafe}}, "How");
+    app.parse(std::vector<std::string>{given, "--mode"});
+    EXPECT_EQ(mode, expected) << given;
+    EXPECT_EQ(app.get_option("--mode")->get_default_str(), "fast");
+  }
+  for (const std::string bad : {"1", "Safe", "slow"}) {
+    Mode mode = Mode::kFast;
+    CLI::App app;
+    SettingsDeclarer d(app);
+    d.Choice("--mode", mode, {{"fast", Mode::kFast}, {"safe", Mode::kSafe}}, "How");
+    try {
+      app.parse(std::vector<std::string>{bad, "--mode"});
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const CLI::ValidationError& e) {
+      EXPECT_NE(std::string(e.what()).find("is not one of fast,safe"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(mode, Mode::kFast);
+  }
 }
 
 }  // namespace

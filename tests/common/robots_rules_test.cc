@@ -565,6 +565,23 @@ TEST(RobotsRulesTest, DeserializeRejectsCorruptInput) {
   EXPECT_FALSE(RobotsRules::Deserialize(bad_delay).ok());
 }
 
+// The crawler's scheduler and `./run inspect robots` match the same part of
+// a URL, through this one function.
+TEST(RobotsTargetTest, PathAndQueryWithoutFragmentAndAlwaysALeadingSlash) {
+  std::string scratch;
+  EXPECT_EQ(RobotsTarget("http://h/a?b#f", scratch), "/a?b");
+  EXPECT_EQ(RobotsTarget("http://h:8080/a/b", scratch), "/a/b");
+  EXPECT_EQ(RobotsTarget("http://h?b", scratch), "/?b");
+  EXPECT_EQ(RobotsTarget("http://h", scratch), "/");
+  EXPECT_EQ(RobotsTarget("http://h#f", scratch), "/");
+  EXPECT_EQ(RobotsTarget("/a#f", scratch), "/a");
+  EXPECT_EQ(RobotsTarget("a?b", scratch), "/a?b");
+  // The common case costs no copy: a view into the URL.
+  const std::string url = "https://h/x?y";
+  const std::string_view target = RobotsTarget(url, scratch);
+  EXPECT_EQ(target.data(), url.data() + 9);
+}
+
 TEST(RunInspectRobotsTest, PrintsOneVerdictPerUrl) {
   const std::string body =
       "User-agent: *\nDisallow: /\n\n"

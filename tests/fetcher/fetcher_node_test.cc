@@ -70,7 +70,7 @@ class FetcherNodeTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     server_.Start();
-    options_.io = GetParam();
+    options_.io = GetParam() == "multi" ? FetchIo::kMulti : FetchIo::kBlocking;
     options_.frontier = UniqueInprocEndpoint("fetcher-node-test-frontier");
     options_.writer = UniqueInprocEndpoint("fetcher-node-test-writer");
     options_.threads = 2;

@@ -177,6 +177,10 @@ TEST_P(CrawlSchedulerTest, RetryableFailuresBackOffExponentiallyThenFail) {
   EXPECT_TRUE(s.Drained());
   EXPECT_EQ(s.counts().failed, 1u);
   EXPECT_EQ(s.failure_reasons().at("http_503"), 1u);
+  // The two attempts that were retried, by their reason.
+  EXPECT_EQ(s.retry_reasons().at("http_503"), 1u);
+  EXPECT_EQ(s.retry_reasons().at("timeout"), 1u);
+  EXPECT_EQ(s.retry_reasons().size(), 2u);
 }
 
 TEST_P(CrawlSchedulerTest, RetryAfterIsHonoured) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <string>
 #include <vector>
 #include <zmq.hpp>
@@ -15,6 +16,23 @@
 
 namespace zcrawl {
 namespace {
+
+// A ZeroMQ failure's code says what to do next (issue 48 point 6): out of
+// descriptors is not a configuration error.
+TEST(ZmqErrorStatusTest, CodesSayWhetherToBackOffRetryOrFixTheConfiguration) {
+  EXPECT_EQ(ZmqErrorStatus(EMFILE, "x").code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(ZmqErrorStatus(ENOMEM, "x").code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(ZmqErrorStatus(EACCES, "x").code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ZmqErrorStatus(EINVAL, "x").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ZmqErrorStatus(EPROTONOSUPPORT, "x").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ZmqErrorStatus(EHOSTUNREACH, "x").code(), StatusCode::kUnavailable);
+  EXPECT_EQ(ZmqErrorStatus(EADDRINUSE, "bind").message(), "bind (address in use)");
+  // And a real one: a transport ZeroMQ does not have.
+  zmq::context_t context;
+  auto socket = MakeSocket(context, zmq::socket_type::dealer);
+  ASSERT_TRUE(socket.ok());
+  EXPECT_EQ(Bind(*socket, "nosuch://x").code(), StatusCode::kInvalidArgument);
+}
 
 TEST(EndpointListTest, SplitsOnCommasAndDropsEmptyItems) {
   EXPECT_EQ(SplitEndpoints("tcp://127.0.0.1:1"), (std::vector<std::string>{"tcp://127.0.0.1:1"}));

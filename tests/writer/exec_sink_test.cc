@@ -252,6 +252,16 @@ TEST(ExecSinkRegistryTest, ExecPrefixTakesTheRestOfTheListAsTheCommand) {
   EXPECT_EQ(static_cast<ExecSink&>(*(*sinks)[1]).command(), "tr a,b c,d > x");
 }
 
+// One parse of --format for the writer and the launcher (which asks it
+// whether to pack a WACZ): a "wacz" inside exec's command is no format.
+TEST(ExecSinkRegistryTest, FormatNamesSplitOnCommasUntilExecTakesTheRest) {
+  EXPECT_EQ(FormatNames("warc,,jsonl,"), (std::vector<std::string>{"warc", "jsonl"}));
+  EXPECT_EQ(FormatNames("wacz,exec:grep -e x,wacz"), (std::vector<std::string>{"wacz", "exec:grep -e x,wacz"}));
+  EXPECT_EQ(FormatNames("files,exec:a"), (std::vector<std::string>{"files", "exec:a"}));
+  EXPECT_EQ(FormatNames("myexec:x,files"), (std::vector<std::string>{"myexec:x", "files"}));
+  EXPECT_TRUE(FormatNames("").empty());
+}
+
 TEST(ExecSinkRegistryTest, ExecWithoutCommandIsInvalid) {
   SinkOptions options;
   auto sinks = MakeSinks("exec:", options);
