@@ -41,27 +41,35 @@ class SettingsDeclarer {
   // A setting that is one of a few names, held as an enum so that the
   // names are parsed here once and the code compares values, not strings:
   // `names` maps each name to its value; the default and the allowed
-  // values are shown by name (--help, docs/CONFIG.md).
+  // values are shown by name (--help, docs/CONFIG.md). The option keeps the
+  // name as given (the launcher forwards it to the component as typed);
+  // only `value` holds the enum.
   template <typename E>
   CLI::Option* Choice(const std::string& name, E& value, const std::vector<std::pair<std::string, E>>& names,
                       const std::string& help) {
-    CLI::Option* option = Option(name, value, help);
+    const std::string as = NameFor(name);
+    CLI::Option* option = nullptr;
+    if (as.empty() || app_.get_option_no_throw(as) != nullptr) {
+      Declared(name, app_.get_option_no_throw(as), /*flag=*/false);
+      option = withheld_.add_option(name, help);
+    } else {
+      option = app_.add_option(as, help);
+      Declared(name, option, /*flag=*/false);
+    }
     std::string listed;
     for (const auto& [text, choice] : names) {
       listed += (listed.empty() ? "" : ",") + text;
       if (choice == value) option->default_str(text);
     }
+    std::map<std::string, E> by_name(names.begin(), names.end());
     // Only the names are accepted (not the enum's numbers), and the error
     // lists them.
-    std::map<std::string, E> by_name(names.begin(), names.end());
-    option->transform(CLI::Validator(
+    option->check(CLI::Validator(
         [by_name, listed](std::string& input) -> std::string {
-          const auto it = by_name.find(input);
-          if (it == by_name.end()) return "'" + input + "' is not one of " + listed;
-          input = std::to_string(static_cast<long long>(it->second));  // what CLI11 stores in the enum
-          return "";
+          return by_name.contains(input) ? std::string() : "'" + input + "' is not one of " + listed;
         },
         "{" + listed + "}"));
+    option->each([&value, by_name](const std::string& input) { value = by_name.at(input); });
     option->type_name("TEXT");
     return option;
   }

@@ -63,7 +63,8 @@ TEST(CrawlSettingsTest, WhatTheUserGivesReachesEachComponentAsTheSameValue) {
               "--metrics-port", "9100", "--writer-metrics-port", "9200", "--heartbeat-ms", "300",
               "--allow", "a.*", "--allow", "b.*", "--format", "warc", "--ca-file", "/dev/null",
               "--timeout-ms", "1234", "--max-body-bytes", "4096", "--robots-agent", "mybot",
-              "--warc-gzip-level", "5", "--parser", "gumbo", "--log-level", "debug"});
+              "--warc-gzip-level", "5", "--parser", "gumbo", "--log-level", "debug", "--scope", "web",
+              "--io", "blocking"});
   const auto frontier_args = l.forwarded.ArgsFor("frontier");
   const auto fetcher_args = l.forwarded.ArgsFor("fetcher");
   const auto writer_args = l.forwarded.ArgsFor("writer");
@@ -82,6 +83,10 @@ TEST(CrawlSettingsTest, WhatTheUserGivesReachesEachComponentAsTheSameValue) {
   EXPECT_EQ(frontier.robots_agent, "mybot");
   EXPECT_EQ(frontier.allow_patterns, (std::vector<std::string>{"a.*", "b.*"}));
   EXPECT_EQ(frontier.logging.level, "debug");
+  // A choice travels by its name, as typed, and arrives as the enum.
+  EXPECT_TRUE(Contains(frontier_args, "--scope=web"));
+  EXPECT_EQ(frontier.scope, frontier::CrawlScope::kWeb);
+  EXPECT_EQ(l.options.frontier.scope, frontier::CrawlScope::kWeb);
 
   fetcher::FetcherOptions fetcher;
   ParseAsComponent(fetcher_args, fetcher::DeclareFetcherSettings, fetcher);
@@ -91,6 +96,8 @@ TEST(CrawlSettingsTest, WhatTheUserGivesReachesEachComponentAsTheSameValue) {
   EXPECT_EQ(fetcher.http.max_body_bytes, 4096u);
   EXPECT_EQ(fetcher.link.heartbeat_ms, 300) << "shared settings reach every component";
   EXPECT_EQ(fetcher.parser, "gumbo");
+  EXPECT_TRUE(Contains(fetcher_args, "--io=blocking"));
+  EXPECT_EQ(fetcher.io, fetcher::FetchIo::kBlocking);
   EXPECT_EQ(fetcher.logging.level, "debug");
 
   writer::WriterOptions writer;
