@@ -104,11 +104,10 @@ bool ChildProcess::Reap(int* exit_code) {
     return false;
   }
   pid_ = -1;
-  last_exit_code = *exit_code;
   return true;
 }
 
-void ChildProcess::Signal(int signo) const {
+void ChildProcess::Signal(int signo) {
   if (pid_ > 0) kill(pid_, signo);
 }
 
