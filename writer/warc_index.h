@@ -91,6 +91,8 @@ class WarcIndex {
   // Sets the lines added so far aside for FlushSealed; later Adds and
   // DropPending concern the next lines only.
   void Seal();
+  // Lines are sealed and not yet flushed.
+  bool has_sealed() const { return !sealed_.empty(); }
   // Flush of the sealed lines only (they are dropped when it fails).
   Status FlushSealed(bool* created);
   void Close();

@@ -294,16 +294,20 @@ Status WarcSink::BeginFlush() {
   // Files finished since the last flush get their CDXJ once their last
   // index lines, sealed just now, are durable.
   sync_finished_files_ = std::exchange(finished_files_, {});
-  auto sync = [this, fd = file_.fd(), path = path_, sync_dir, finished = sync_finished_files_] {
+  auto sync = [this, fd = file_.fd(), path = path_, sync_dir, finished = sync_finished_files_,
+               has_pages = index_.has_sealed()] {
     if (fd >= 0 && ::fsync(fd) != 0) return ErrnoStatus("fsync", path, errno);
     if (sync_dir) {
       if (Status s = FsyncDir(options_.out_dir); !s.ok()) return s;
     }
-    // The instant recovery exists for: pages durable, not yet indexed.
-    FaultPoint("warc-data-synced", [&] {
-      struct stat st {};
-      return path + " " + std::to_string(fd >= 0 && ::fstat(fd, &st) == 0 ? st.st_size : 0);
-    });
+    // The instant recovery exists for: a window's pages durable, not yet
+    // indexed (a window without pages does not count).
+    if (has_pages) {
+      FaultPoint("warc-data-synced", [&] {
+        struct stat st {};
+        return path + " " + std::to_string(fd >= 0 && ::fstat(fd, &st) == 0 ? st.st_size : 0);
+      });
+    }
     bool index_created = false;
     if (Status s = index_.FlushSealed(&index_created); !s.ok()) return s;
     if (index_created) {

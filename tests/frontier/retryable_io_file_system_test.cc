@@ -252,6 +252,19 @@ size_t TableFiles(const std::string& dir) {
 // RocksDB's auto-resume tries once a second; a few tries at most.
 constexpr std::chrono::seconds kRecoveryBound{20};
 
+// The fault ends: the same store takes the failed batch within the bound,
+// then three more.
+void EndFaultAndExpectRecovery(EioFileSystem& fs, Crawl& crawl) {
+  fs.Arm(Fault::kNone);
+  std::string last_error;
+  ASSERT_TRUE(crawl.FlushUntilOk(kRecoveryBound, &last_error))
+      << "the store did not recover from EIO in place: " << last_error;
+  for (int i = 0; i < 3; ++i) {
+    crawl.Stage();
+    ASSERT_TRUE(crawl.Flush().ok());
+  }
+}
+
 // The WAL fault (write or fsync) while the store holds earlier batches:
 // the batch's Flush fails, the same store takes it once the fault is gone.
 void ExpectRecoveryFromWalFault(Fault fault, const std::string& dir, int batches_before) {
@@ -272,14 +285,7 @@ void ExpectRecoveryFromWalFault(Fault fault, const std::string& dir, int batches
     // Still failing while the fault lasts.
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     EXPECT_FALSE(crawl.Flush().ok());
-    fs->Arm(Fault::kNone);
-    std::string last_error;
-    ASSERT_TRUE(crawl.FlushUntilOk(kRecoveryBound, &last_error))
-        << "the store did not recover from EIO in place: " << last_error;
-    for (int i = 0; i < 3; ++i) {
-      crawl.Stage();
-      ASSERT_TRUE(crawl.Flush().ok());
-    }
+    ASSERT_NO_FATAL_FAILURE(EndFaultAndExpectRecovery(*fs, crawl));
     EXPECT_EQ(crawl.acknowledged_batches(), static_cast<uint64_t>(batches_before) + 4);
     store.reset();
     Crawl::ExpectStoreHolds(dir, crawl);
@@ -332,14 +338,7 @@ TEST(RetryableIoFileSystemTest, AStoreRecoversInPlaceFromEioWritingATable) {
   ASSERT_GT(fs->failures(), 0) << "no flush was tried";
   EXPECT_FALSE(failed.ok()) << "writes never stopped while no table could be written";
   EXPECT_EQ(TableFiles(dir), 0u);
-  fs->Arm(Fault::kNone);
-  std::string last_error;
-  ASSERT_TRUE(crawl.FlushUntilOk(kRecoveryBound, &last_error))
-      << "the store did not recover from EIO in place: " << last_error;
-  for (int i = 0; i < 3; ++i) {
-    crawl.Stage();
-    ASSERT_TRUE(crawl.Flush().ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(EndFaultAndExpectRecovery(*fs, crawl));
   EXPECT_GT(TableFiles(dir), 0u) << "no flush succeeded after the fault";
   store.reset();
   Crawl::ExpectStoreHolds(dir, crawl);
