@@ -21,6 +21,7 @@
 #include "common/varint.h"
 #include "frontier/retryable_io_file_system.h"
 #include "frontier/store_info_log.h"
+#include "frontier/store_lock.h"
 #include "frontier/url_store_records.h"
 
 namespace zcrawl::frontier {
@@ -164,10 +165,10 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
   // StoreInfoLog, which drops a line it cannot write: RocksDB's own logger
   // aborts on the line after a failed one (store_info_log.h).
   db_options.keep_log_file_num = 2;
-  if (!options.read_only) {
-    fs::create_directories(path, ec);  // the logger may write before RocksDB makes it
-    db_options.info_log = std::make_shared<StoreInfoLog>(path, /*max_bytes=*/8 << 20);
-  }
+  // A read-only opener (./run status, inspect) logs there too: RocksDB's
+  // own logger would rotate the running frontier's LOG away.
+  if (!options.read_only) fs::create_directories(path, ec);  // the logger may write before RocksDB makes it
+  db_options.info_log = std::make_shared<StoreInfoLog>(path, /*max_bytes=*/8 << 20);
   db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
   db_options.paranoid_checks = true;
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
@@ -194,20 +195,23 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
   // shutting down (a restart, or the launcher's SIGTERM) gets a moment.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.lock_wait_ms);
   bool said_waiting = false;
+  bool retried_unheld = false;
   while (true) {
     s = options.read_only
             ? rocksdb::DB::OpenForReadOnly(db_options, path, families, &store->families_, &db)
             : rocksdb::DB::Open(db_options, path, families, &store->families_, &db);
-    // "While lock file: .../LOCK" (another process) or "lock hold by current
-    // process ... /LOCK" (this one).
-    const bool locked = s.IsIOError() && s.ToString().find("/LOCK") != std::string::npos;
-    // An opener that fails on the lock has already rotated RocksDB's info
-    // LOG; the next one may find an old LOG it meant to delete gone
-    // (another opener, or the closing frontier, deleted it first): the
-    // same wait, not a damaged state (seen once in CI).
-    const bool log_race = s.IsIOError() && s.ToString().find("/LOG") != std::string::npos &&
-                          s.ToString().find("No such file") != std::string::npos;
-    if (!locked && !log_race) break;
+    // Another frontier (process) or another store of this process holds
+    // it: asked of the lock itself, not read from the error's text
+    // (store_lock.h). A holder that let go between the failed open and the
+    // question is seen by one more open at once. (RocksDB's info LOG, whose
+    // rotation by a failed opener once raced a closing frontier's, is ours
+    // now: store_info_log.h.)
+    if (!s.IsIOError() || options.read_only) break;
+    if (!StoreHeld(path)) {
+      if (retried_unheld) break;
+      retried_unheld = true;
+      continue;
+    }
     if (std::chrono::steady_clock::now() >= give_up) {
       return UnavailableError(path + " is in use by another frontier (" + s.ToString() + ")");
     }
@@ -220,6 +224,10 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
   }
   if (!s.ok()) return FromRocks(s, "cannot open " + path);
   store->db_.reset(db);
+  if (!options.read_only) {
+    NoteStoreOpen(path);
+    store->registered_open_ = true;
+  }
   if (!options.read_only) {
     store->writer_ = std::make_unique<StoreWriter>(db, store->families_, options.temporary);
   }
@@ -244,6 +252,7 @@ UrlStore::~UrlStore() {
     db_->Close().PermitUncheckedError();
     db_.reset();
   }
+  if (registered_open_) NoteStoreClosed(path_);
   if (temporary_) {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);  // a folder made for this run

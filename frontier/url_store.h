@@ -284,6 +284,7 @@ class UrlStore {
 
   std::string dir_;
   std::string path_;
+  bool registered_open_ = false;  // in store_lock.h's registry
   bool temporary_ = false;
   bool resumed_ = false;
   bool origin_names_indexed_ = false;

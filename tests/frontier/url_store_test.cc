@@ -3,6 +3,9 @@
 #include "frontier/url_store.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -11,6 +14,7 @@
 #include <random>
 #include <thread>
 
+#include "frontier/store_lock.h"
 #include "frontier/url_fingerprint.h"
 #include "frontier/url_store_records.h"
 #include "tests/support/test_process.h"
@@ -390,6 +394,45 @@ TEST(UrlStoreTest, ASecondFrontierOnTheSameStateWaitsThenIsRefused) {
   auto third = UrlStore::Open(options);
   release.join();
   EXPECT_TRUE(third.ok()) << third.status().message();
+}
+
+// The same, with the other frontier in another process: the store asks
+// RocksDB's lock itself (store_lock.h), not the error's text.
+TEST(UrlStoreTest, AFrontierInAnotherProcessIsWaitedForThenRefused) {
+  const std::string dir = MakeTempDir("url_store_lock_process");
+  EXPECT_FALSE(StoreHeld(dir + "/frontier.db")) << "no store yet";
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto held = OpenOrDie(dir);
+    const char byte = held ? 'y' : 'n';
+    (void)!::write(ready[1], &byte, 1);
+    ::pause();  // until killed
+    _exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ASSERT_EQ(byte, 'y') << "the child could not open the store";
+  EXPECT_TRUE(StoreHeld(dir + "/frontier.db"));
+  UrlStoreOptions options;
+  options.dir = dir;
+  options.lock_wait_ms = 300;
+  auto second = UrlStore::Open(options);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(second.status().message().find("in use by another frontier"), std::string::npos)
+      << second.status().message();
+  ::kill(child, SIGKILL);  // a kill -9 leaves the LOCK file, but not its lock
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_FALSE(StoreHeld(dir + "/frontier.db"));
+  options.lock_wait_ms = 5000;
+  auto third = UrlStore::Open(options);
+  EXPECT_TRUE(third.ok()) << third.status().message();
+  ::close(ready[0]);
+  ::close(ready[1]);
 }
 
 TEST(UrlStoreTest, ReadOnlyOpenOfNoStateSaysSo) {
