@@ -29,7 +29,11 @@ void WriterPreferringRwLock::unlock() {
 
 void WriterPreferringRwLock::lock_shared() {
   MutexLock guard(mutex_);
-  while (writer_active_ || waiting_writers_ != 0) readers_cv_.wait(guard.native());
+  if (writer_active_ || waiting_writers_ != 0) {
+    ++waiting_readers_;
+    while (writer_active_ || waiting_writers_ != 0) readers_cv_.wait(guard.native());
+    --waiting_readers_;
+  }
   ++active_readers_;
 }
 
@@ -52,6 +56,11 @@ void WriterPreferringRwLock::unlock_shared() {
 uint32_t WriterPreferringRwLock::waiting_writers() const {
   MutexLock guard(mutex_);
   return waiting_writers_;
+}
+
+uint32_t WriterPreferringRwLock::waiting_readers() const {
+  MutexLock guard(mutex_);
+  return waiting_readers_;
 }
 
 }  // namespace zcrawl

@@ -33,6 +33,8 @@ class CAPABILITY("rw lock") WriterPreferringRwLock {
 
   // For tests and metrics: writers currently waiting.
   uint32_t waiting_writers() const EXCLUDES(mutex_);
+  // Readers currently blocked (behind a writer, active or waiting).
+  uint32_t waiting_readers() const EXCLUDES(mutex_);
 
  private:
   mutable Mutex mutex_;
@@ -40,6 +42,7 @@ class CAPABILITY("rw lock") WriterPreferringRwLock {
   std::condition_variable writers_cv_;
   uint32_t active_readers_ GUARDED_BY(mutex_) = 0;
   uint32_t waiting_writers_ GUARDED_BY(mutex_) = 0;
+  uint32_t waiting_readers_ GUARDED_BY(mutex_) = 0;
   bool writer_active_ GUARDED_BY(mutex_) = false;
 };
 

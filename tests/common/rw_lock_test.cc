@@ -63,7 +63,8 @@ TEST(WriterPreferringRwLockTest, ReaderArrivingAfterAWaitingWriterWaits) {
     EXPECT_TRUE(writer_done.load()) << "reader went before the waiting writer";
     UnlockShared(lock);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // The late reader is there and blocked (not merely not started yet).
+  ASSERT_TRUE(Eventually([&] { return lock.waiting_readers() == 1; }));
   EXPECT_FALSE(late_reader_in.load());
   UnlockShared(lock);  // the early reader leaves: the writer goes first
   writer.join();
