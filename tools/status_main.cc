@@ -155,8 +155,10 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
     out += "\nhosts with failures (nothing fetched first):\n";
     std::vector<std::vector<std::string>> rows = {{"ORIGIN", "DONE", "FAILED", "LAST FAILURE"}};
     for (const auto& host : r.failing_hosts()) {
+      // As the closing summary says it: a state from an older build kept
+      // no cause across a restart.
       rows.push_back({host.host(), std::to_string(host.done()), std::to_string(host.failed()),
-                      host.last_failure()});
+                      host.last_failure().empty() ? "unknown" : host.last_failure()});
     }
     out += Table(rows);
   }
