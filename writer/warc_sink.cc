@@ -234,17 +234,21 @@ void WarcSink::FailWindow(Status error) {
   window_bytes_saved_ = 0;
 }
 
+std::pair<std::set<std::string>, uint64_t> WarcSink::NamesAndIndexStart(const std::vector<FinishedFile>& files) {
+  std::pair<std::set<std::string>, uint64_t> result{{}, UINT64_MAX};
+  for (const FinishedFile& file : files) {
+    result.first.insert(file.name);
+    result.second = std::min(result.second, file.index_from);
+  }
+  return result;
+}
+
 void WarcSink::CutFinishedFilesToIndex() {
   // Files that rotation closed while the failed window(s) ran hold some of
   // their pages; cut those out (warc_recovery.h). The flush in flight is
   // over, so the index is not being written.
   if (finished_files_.empty()) return;
-  std::set<std::string> names;
-  uint64_t from = UINT64_MAX;
-  for (const FinishedFile& file : finished_files_) {
-    names.insert(file.name);
-    from = std::min(from, file.index_from);
-  }
+  const auto [names, from] = NamesAndIndexStart(finished_files_);
   WarcRecoveryCounts cut;
   if (Status s = CutWarcFilesToIndex(options_.out_dir, options_.warc_prefix, index_.path(), from, &names, &cut);
       !s.ok()) {
@@ -488,12 +492,7 @@ void WarcSink::AbandonFile() {
 
 void WarcSink::WriteCdxjOf(const std::vector<FinishedFile>& files) const {
   if (files.empty()) return;
-  std::set<std::string> names;
-  uint64_t from = UINT64_MAX;
-  for (const FinishedFile& file : files) {
-    names.insert(file.name);
-    from = std::min(from, file.index_from);
-  }
+  const auto [names, from] = NamesAndIndexStart(files);
   // The pages are durable and acknowledged either way: a CDXJ that cannot
   // be written now is written by the next writer's Open or `./run index`.
   if (Status s = WriteWarcFileCdxj(options_.out_dir, index_.path(), from, &names, nullptr); !s.ok()) {

@@ -123,8 +123,10 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -238,6 +240,8 @@ class WarcSink : public Sink, public PipelinedFlush {
     std::string name;
     uint64_t index_from = 0;
   };
+  // The files' names, and the index byte all their lines start at or after.
+  static std::pair<std::set<std::string>, uint64_t> NamesAndIndexStart(const std::vector<FinishedFile>& files);
   // Writes the files' CDXJ (warc_file_cdxj.h) from their durable index
   // lines; a failure is logged, not returned (see there).
   void WriteCdxjOf(const std::vector<FinishedFile>& files) const;
