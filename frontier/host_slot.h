@@ -2,8 +2,8 @@
 // port), in the spirit of Mercator's back queues and Scrapy's download slots.
 // Politeness is data here, never a sleep in a fetch thread.
 //
-// Owned by CrawlScheduler, in RAM while the origin has something due and
-// its turn (crawl_scheduler.h, "Parking": an idle origin, or one waiting
+// Owned by OriginTable, in RAM while the origin has something due and
+// its turn (origin_table.h, "Parking": an idle origin, or one waiting
 // its turn, is in the store only); no synchronisation of its own.
 #pragma once
 
@@ -40,7 +40,7 @@ struct HostSlot {
   std::vector<uint64_t> requisites_loaded_ahead;
   // The rules (set once robots.txt is known); kKnown without them: they
   // wait in the store while the origin has nothing in RAM
-  // (CrawlScheduler::MaybeSpillRobots).
+  // (RobotsKeeper::MaybeSpill).
   std::unique_ptr<RobotsRules> robots;
   // The latest failed fetch of this origin (robots.txt or a page), its
   // reason and detail: what `./run status` and the summary show for it,
@@ -75,12 +75,12 @@ struct HostSlot {
   RobotsState robots_state = RobotsState::kNotNeeded;
   bool dirty = false;              // origin record changed since last staged
   bool in_ready_heap = false;      // at most one heap entry per slot
-  bool park_candidate = false;     // in CrawlScheduler's park candidates
-  // Its turn is over (CrawlScheduler::MustYield): no more refills; it
+  bool park_candidate = false;     // in OriginTable's park candidates
+  // Its turn is over (OriginTable::MustYield): no more refills; it
   // parks with its URLs on disk once nothing of it is in flight.
   bool yielding = false;
   bool refilled = false;           // a head refill since it was loaded: its turn began
-  bool in_line = false;            // its id is in CrawlScheduler's line (StoredOrigin::in_line)
+  bool in_line = false;            // its id is in OriginTable's line (StoredOrigin::in_line)
 
   uint64_t waiting_total() const { return waiting.size() + backlog; }
   const std::string& LastFailure() const {
@@ -89,5 +89,11 @@ struct HostSlot {
   }
   void SetLastFailure(std::string failure) { last_failure = std::make_unique<std::string>(std::move(failure)); }
 };
+
+// A robots.txt asked again after a failure (its attempts are in RAM only:
+// such an origin neither parks nor yields).
+inline bool RobotsRetrying(const HostSlot& slot) {
+  return slot.robots_state == RobotsState::kNeeded && slot.robots_attempts > 0;
+}
 
 }  // namespace zcrawl::frontier

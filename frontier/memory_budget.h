@@ -25,14 +25,14 @@
 //
 // The per-origin state grows with the origins that have something due
 // (~330 B each without robots rules; an origin with nothing due is parked
-// in the store and costs nothing: crawl_scheduler.h): past its share it is
+// in the store and costs nothing: origin_table.h): past its share it is
 // withheld from the known-URL cache (Broker::BalanceMemory), the one part
 // that can give RAM back without losing anything (a known URL it drops
 // costs a disk lookup). The origins with URLs queued that RAM holds at once
 // are bounded (`active_origins`: the origin and known-cache shares over
 // kActiveOriginBytes, ~310,000 at 1200 MB, ~130,000 at the default 512);
 // the others wait their turn parked, 4 bytes each in RAM
-// (crawl_scheduler.h). The leases in flight are outside it (bounded by the
+// (origin_table.h). The leases in flight are outside it (bounded by the
 // fetchers' credit).
 //
 // The shares bound what each part counts; what the allocator hands out is

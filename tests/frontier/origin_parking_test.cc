@@ -1,4 +1,4 @@
-// Parking (crawl_scheduler.h): an origin with nothing due leaves RAM for
+// Parking (origin_table.h): an origin with nothing due leaves RAM for
 // the store and comes back exact (its counts, robots rules, crawl delay,
 // per-host count and status row) when a URL of it is admitted, in the same
 // run and after a resume.
