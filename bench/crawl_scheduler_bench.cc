@@ -29,9 +29,9 @@ namespace {
 
 SchedulerOptions BenchOptions() {
   SchedulerOptions options;
-  options.delay_ms = 0;
-  options.per_host = 1'000'000;
-  options.obey_robots = false;
+  options.politeness.delay_ms = 0;
+  options.politeness.per_host = 1'000'000;
+  options.politeness.obey_robots = false;
   return options;
 }
 

@@ -19,14 +19,9 @@ namespace {
 
 SchedulerOptions ToSchedulerOptions(const FrontierOptions& o) {
   SchedulerOptions s;
-  s.delay_ms = o.delay_ms;
-  s.per_host = o.per_host;
-  s.obey_robots = o.obey_robots;
-  s.robots_agent = o.robots_agent;
-  s.lease_ms = o.lease_ms;
-  s.retries = o.retries;
-  s.retry_base_ms = o.retry_base_ms;
-  s.max_head_bytes = MemoryBudget::ForMb(o.memory_mb).head_bytes;
+  s.politeness = o.politeness;
+  s.leases = o.leases;
+  s.heads.max_head_bytes = MemoryBudget::ForMb(o.memory_mb).head_bytes;
   s.max_active_origins = MemoryBudget::ForMb(o.memory_mb).active_origins;
   s.recrawl = !o.recrawl_list.empty() || o.continuous;
   s.report_validators = o.continuous;

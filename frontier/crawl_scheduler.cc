@@ -21,15 +21,13 @@ CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock, Url
     : options_(std::move(options)),
       clock_(clock),
       store_(store),
-      heads_(QueueHeadLimits{options_.head_per_origin, options_.max_loaded, options_.max_head_bytes}, store,
-             memory_),
-      robots_(RobotsKeeperOptions{options_.robots_agent, options_.robots_ttl_ms}, store, clock, memory_,
+      heads_(options_.heads, store, memory_),
+      robots_(RobotsKeeperOptions{options_.politeness.robots_agent, options_.robots_ttl_ms}, store, clock, memory_,
               leases_.epoch()),
-      origins_(OriginTableOptions{options_.delay_ms, options_.obey_robots, options_.max_active_origins}, store,
-               clock, memory_, heads_, robots_, board_) {}
+      origins_(OriginTableOptions{options_.politeness, options_.max_active_origins}, store, clock, memory_, heads_, robots_, board_) {}
 
 bool CrawlScheduler::HasWork(const HostSlot& slot) const {
-  if (slot.in_flight >= options_.per_host) return false;
+  if (slot.in_flight >= options_.politeness.per_host) return false;
   // A yielding origin leases what it has in RAM (a retry, a robots.txt
   // being asked again), no more: the rest waits for its next turn.
   if (slot.yielding && slot.waiting.empty() && !RobotsRetrying(slot)) return false;
@@ -149,7 +147,7 @@ bool CrawlScheduler::LeaseFromSlot(HostSlot& slot, const std::string& fetcher,
                                    std::vector<v1::WorkItem>& out) {
   ActiveLease lease;
   lease.fetcher = fetcher;
-  lease.deadline_ms = clock_.NowMs() + options_.lease_ms;
+  lease.deadline_ms = clock_.NowMs() + options_.leases.lease_ms;
   robots_.PrepareForLease(slot);
   if (slot.robots_state == RobotsState::kNeeded) {
     slot.robots_state = RobotsState::kFetching;
@@ -179,7 +177,7 @@ bool CrawlScheduler::LeaseFromSlot(HostSlot& slot, const std::string& fetcher,
   item.set_depth(lease.record.depth);
   item.set_redirect_hops(lease.record.redirect_hops);
   item.set_embed_hops(lease.record.embed_hops);
-  item.set_lease_deadline_ms(static_cast<uint64_t>(clock_.WallMs() + options_.lease_ms));
+  item.set_lease_deadline_ms(static_cast<uint64_t>(clock_.WallMs() + options_.leases.lease_ms));
   item.set_attempt(lease.record.attempts + 1);
   item.set_robots_only(lease.robots_only);
   item.set_report_validators(options_.report_validators && !lease.robots_only);
@@ -275,11 +273,11 @@ void CrawlScheduler::ApplyRobots(HostSlot& slot, const v1::FetchReport& report, 
 }
 
 void CrawlScheduler::RobotsUnanswered(HostSlot& slot, uint32_t attempts, const std::string& cause) {
-  if (attempts <= options_.retries) {
+  if (attempts <= options_.leases.retries) {
     slot.robots_attempts = attempts;
     slot.robots_state = RobotsState::kNeeded;
     slot.next_fetch_ms =
-        std::max(slot.next_fetch_ms, clock_.NowMs() + RetryBackoffMs(options_.retry_base_ms, attempts));
+        std::max(slot.next_fetch_ms, clock_.NowMs() + RetryBackoffMs(options_.leases.retry_base_ms, attempts));
     ++counts_.retried;
     return;
   }
@@ -292,7 +290,7 @@ void CrawlScheduler::RobotsUnanswered(HostSlot& slot, uint32_t attempts, const s
 void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, int64_t min_delay_ms,
                                  Completion* completion) {
   ++record.attempts;
-  if (record.attempts > options_.retries) {
+  if (record.attempts > options_.leases.retries) {
     Fail(record, reason, completion);
     return;
   }
@@ -300,7 +298,7 @@ void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, in
   ++retry_reasons_[reason];
   ++counts_.waiting;
   const int64_t ready =
-      clock_.NowMs() + std::max(RetryBackoffMs(options_.retry_base_ms, record.attempts), min_delay_ms);
+      clock_.NowMs() + std::max(RetryBackoffMs(options_.leases.retry_base_ms, record.attempts), min_delay_ms);
   ++origins_.Slot(record.origin).retrying;
   retries_.Push(std::move(record), ready);
 }

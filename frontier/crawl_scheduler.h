@@ -53,7 +53,8 @@
 
 namespace zcrawl::frontier {
 
-// The defaults are the frontier's own (FrontierOptions): one definition.
+// The frontier's settings (FrontierOptions) the scheduler takes, as the
+// same structs, and what the frontier derives for it.
 struct SchedulerOptions {
   // A recrawl: each lease carries the URL's validators from the store
   // (UrlStore::GetValidators), one point read per lease.
@@ -61,23 +62,13 @@ struct SchedulerOptions {
   // A continuous crawl: each lease asks the fetcher to report what
   // revalidates the URL (v1::WorkItem.report_validators).
   bool report_validators = false;
-  int64_t delay_ms = FrontierOptions{}.delay_ms;
-  uint32_t per_host = FrontierOptions{}.per_host;
-  bool obey_robots = FrontierOptions{}.obey_robots;
-  std::string robots_agent = FrontierOptions{}.robots_agent;
-  int64_t lease_ms = FrontierOptions{}.lease_ms;
-  uint32_t retries = FrontierOptions{}.retries;
-  int64_t retry_base_ms = FrontierOptions{}.retry_base_ms;
-  // robots.txt is fetched again after this long (RFC 9309 suggests caching
-  // at most 24 hours).
-  int64_t robots_ttl_ms = 24 * 3600 * 1000;
-  // RAM heads of the disk queues (with a store): URLs loaded per refill, and
-  // the most URLs and bytes (UrlHead::bytes) kept in RAM over all origins
-  // when enqueueing and refilling. The frontier bounds the bytes by its
-  // memory budget (memory_budget.h); tests bound the URLs.
-  uint32_t head_per_origin = 64;
-  uint64_t max_loaded = UINT64_MAX;
-  uint64_t max_head_bytes = UINT64_MAX;
+  PolitenessOptions politeness;
+  LeaseOptions leases;
+  // robots.txt is fetched again after this long (RobotsKeeperOptions).
+  int64_t robots_ttl_ms = kRobotsTtlMs;
+  // RAM heads of the disk queues (with a store). The frontier bounds the
+  // bytes by its memory budget (memory_budget.h); tests bound the URLs.
+  QueueHeadLimits heads;
   // Origins with URLs queued that may be in RAM at once (with a store);
   // the others wait their turn parked. The frontier derives it from its
   // memory budget (Broker: ActiveOriginsFor).
@@ -160,7 +151,7 @@ class CrawlScheduler {
   void ExpireLeases();
   // Gives every lease a full lease time from now (after a wait for disk
   // space, during which none expired).
-  void RenewLeases() { leases_.ExtendAll(clock_.NowMs() + options_.lease_ms); }
+  void RenewLeases() { leases_.ExtendAll(clock_.NowMs() + options_.leases.lease_ms); }
   // Returns every lease of `fetcher` to the queue. `count_attempt`: the
   // fetcher died (may have been killed by the URL) rather than left politely.
   void ReleaseFetcher(const std::string& fetcher, bool count_attempt);

@@ -17,6 +17,32 @@ namespace zcrawl::frontier {
 // --scope's values (frontier_settings.cc names them).
 enum class CrawlScope { kSeeds, kWeb };
 
+// How hard the crawl may press on one origin; the scheduler takes this
+// struct as it is (SchedulerOptions), so each setting is defined here once.
+struct PolitenessOptions {
+  // Minimum ms between two request starts on one host; higher is politer
+  // and slower. robots.txt Crawl-delay can raise it per host.
+  int64_t delay_ms = 250;
+  // Concurrent fetches per host.
+  uint32_t per_host = 2;
+  // Fetch and obey robots.txt before any other URL of a host.
+  bool obey_robots = true;
+  // Product token matched against robots.txt User-agent lines.
+  std::string robots_agent = "zcrawl";
+};
+
+// How long a fetcher holds a URL, and how often a failed one is tried.
+struct LeaseOptions {
+  // A URL handed out and not reported within this time goes back to the
+  // queue. Must exceed the fetchers' total timeout plus writer latency.
+  int64_t lease_ms = 120000;
+  // Retries of a retryable failure (network, timeout, 5xx, 429) before the
+  // URL is failed for good.
+  uint32_t retries = 3;
+  // First retry waits this long; each further one doubles it (capped at 5 min).
+  int64_t retry_base_ms = 1000;
+};
+
 struct FrontierOptions {
   // Where fetchers, the writer and status tools connect (ROUTER).
   std::string bind = "tcp://127.0.0.1:5570";
@@ -99,29 +125,12 @@ struct FrontierOptions {
   // but also truncates legitimate listings like /topic?id=N past it.
   uint32_t max_query_variants = 1000;
 
-  // --- Politeness ---
-  // Minimum ms between two request starts on one host; higher is politer
-  // and slower. robots.txt Crawl-delay can raise it per host.
-  int64_t delay_ms = 250;
-  // Concurrent fetches per host.
-  uint32_t per_host = 2;
-  // Fetch and obey robots.txt before any other URL of a host.
-  bool obey_robots = true;
-  // Product token matched against robots.txt User-agent lines.
-  std::string robots_agent = "zcrawl";
+  // --- Politeness, leases and retries (the scheduler's own settings) ---
+  PolitenessOptions politeness;
+  LeaseOptions leases;
   // Crawl the Sitemap: URLs robots.txt names (their <loc> URLs become
   // links; scope still applies).
   bool follow_sitemaps = false;
-
-  // --- Leases and retries ---
-  // A URL handed out and not reported within this time goes back to the
-  // queue. Must exceed the fetchers' total timeout plus writer latency.
-  int64_t lease_ms = 120000;
-  // Retries of a retryable failure (network, timeout, 5xx, 429) before the
-  // URL is failed for good.
-  uint32_t retries = 3;
-  // First retry waits this long; each further one doubles it (capped at 5 min).
-  int64_t retry_base_ms = 1000;
   // Most URLs sent in one batch to a fetcher.
   uint32_t max_batch = 64;
 

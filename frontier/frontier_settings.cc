@@ -63,18 +63,18 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str()->check(CLI::Range(0u, 65535u));
   d.Option("--max-url-length", o.max_url_length, "Longer URLs are dropped")
       ->capture_default_str()->check(CLI::Range(16u, 1u << 20));
-  d.Option("--delay-ms", o.delay_ms, "Minimum ms between request starts on one host")
+  d.Option("--delay-ms", o.politeness.delay_ms, "Minimum ms between request starts on one host")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
-  d.Option("--per-host", o.per_host, "Concurrent fetches per host")
+  d.Option("--per-host", o.politeness.per_host, "Concurrent fetches per host")
       ->capture_default_str()->check(CLI::Range(1u, 1000u));
-  d.Flag("!--no-robots", o.obey_robots, "Ignore robots.txt");
+  d.Flag("!--no-robots", o.politeness.obey_robots, "Ignore robots.txt");
   d.Flag("--sitemaps", o.follow_sitemaps, "Crawl the sitemaps robots.txt names");
-  d.Option("--robots-agent", o.robots_agent, "Product token for robots.txt groups")
+  d.Option("--robots-agent", o.politeness.robots_agent, "Product token for robots.txt groups")
       ->capture_default_str();
-  d.Option("--lease-ms", o.lease_ms, "A leased URL not reported in time is re-queued")
+  d.Option("--lease-ms", o.leases.lease_ms, "A leased URL not reported in time is re-queued")
       ->capture_default_str()->check(CLI::Range(int64_t{100}, int64_t{86400000}));
-  d.Option("--retries", o.retries, "Retries of a retryable failure")->capture_default_str();
-  d.Option("--retry-base-ms", o.retry_base_ms, "First retry delay; doubles each time")
+  d.Option("--retries", o.leases.retries, "Retries of a retryable failure")->capture_default_str();
+  d.Option("--retry-base-ms", o.leases.retry_base_ms, "First retry delay; doubles each time")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
   d.Option("--max-batch", o.max_batch, "Most URLs per batch")->capture_default_str()
       ->check(CLI::Range(1u, 10000u));

@@ -128,8 +128,8 @@ HostSlot& OriginTable::NewSlot(uint32_t id, std::string_view origin) {
   HostSlot& slot = slots_.try_emplace(id).first->second;
   slot.id = id;
   slot.origin = std::string(origin);
-  slot.delay_ms = options_.delay_ms;
-  slot.robots_state = options_.obey_robots ? RobotsState::kNeeded : RobotsState::kNotNeeded;
+  slot.delay_ms = options_.politeness.delay_ms;
+  slot.robots_state = options_.politeness.obey_robots ? RobotsState::kNeeded : RobotsState::kNotNeeded;
   if (!slot.origin.empty()) by_name_.Insert(&slot);
   memory_.Added(slot);
   return slot;

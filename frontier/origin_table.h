@@ -32,6 +32,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "frontier/frontier_options.h"
 #include "frontier/host_slot.h"
 #include "frontier/origin_memory.h"
 #include "frontier/origin_name_index.h"
@@ -44,8 +45,8 @@
 namespace zcrawl::frontier {
 
 struct OriginTableOptions {
-  int64_t delay_ms = 0;     // a new origin's politeness delay
-  bool obey_robots = true;  // a new origin needs robots.txt first
+  // A new origin's delay, and whether it needs robots.txt first.
+  PolitenessOptions politeness;
   // Origins with URLs queued that may be in RAM at once (with a store);
   // the others wait their turn parked.
   uint64_t max_active_origins = UINT64_MAX;

@@ -29,11 +29,13 @@
 
 namespace zcrawl::frontier {
 
+// Rules are asked again after this long (RFC 9309 suggests caching at most
+// 24 hours).
+inline constexpr int64_t kRobotsTtlMs = 24 * 3600 * 1000;
+
 struct RobotsKeeperOptions {
   std::string agent;  // the user-agent token the rules are read for
-  // Rules are asked again after this long (RFC 9309 suggests caching at
-  // most 24 hours).
-  int64_t ttl_ms = 24 * 3600 * 1000;
+  int64_t ttl_ms = kRobotsTtlMs;
 };
 
 class RobotsKeeper {

@@ -164,11 +164,11 @@ class PageProcessorTest : public ::testing::TestWithParam<std::string> {
     options_.http.connect_timeout_ms = 2000;
     options_.http.total_timeout_ms = 8000;
     frontier::SchedulerOptions so;
-    so.delay_ms = 0;
-    so.per_host = 4;
-    so.obey_robots = false;
-    so.retries = 2;
-    so.retry_base_ms = 1000;
+    so.politeness.delay_ms = 0;
+    so.politeness.per_host = 4;
+    so.politeness.obey_robots = false;
+    so.leases.retries = 2;
+    so.leases.retry_base_ms = 1000;
     scheduler_options_ = so;
   }
 
@@ -885,7 +885,7 @@ TEST_P(PageProcessorTest, RobotsOnlyItemReturnsTheBodyAndTheSchedulerObeysIt) {
   Route("/robots.txt", file);
   StartServer();
   Route("/public", Html("<title>public</title>"));
-  scheduler_options_.obey_robots = true;
+  scheduler_options_.politeness.obey_robots = true;
   Scheduler().Enqueue(At("/private/page"), server_->origin(), 0);
   Scheduler().Enqueue(At("/public"), server_->origin(), 0);
 
@@ -910,7 +910,7 @@ TEST_P(PageProcessorTest, RobotsOnlyItemReturnsTheBodyAndTheSchedulerObeysIt) {
 
 TEST_P(PageProcessorTest, MissingRobotsTxtIsNotFoundAndAllowsAll) {
   StartServer();  // every path is 404
-  scheduler_options_.obey_robots = true;
+  scheduler_options_.politeness.obey_robots = true;
   Scheduler().Enqueue(At("/private/page"), server_->origin(), 0);
 
   std::vector<v1::WorkItem> items = Scheduler().Lease("fetcher-1", 4);

@@ -21,11 +21,11 @@ class BrokerTest : public ::testing::Test {
   void SetUp() override {
     options_.bind = zcrawl::testing::UniqueInprocEndpoint("broker-test");
     options_.seeds = {"http://a.test/1", "http://b.test/1"};
-    options_.obey_robots = false;
-    options_.delay_ms = 0;
+    options_.politeness.obey_robots = false;
+    options_.politeness.delay_ms = 0;
     options_.link.heartbeat_ms = 1000;
     options_.link.liveness = 5;
-    options_.lease_ms = 120000;  // far away: what returns leases here is not expiry
+    options_.leases.lease_ms = 120000;  // far away: what returns leases here is not expiry
     options_.state_dir = zcrawl::testing::MakeTempDir("broker_test") + "/state";
     options_.memory_mb = 16;
     options_.link_threads = 1;
@@ -94,7 +94,7 @@ TEST(BrokerMemoryTest, ThePerOriginStatePastItsShareIsTakenFromTheKnownUrlCache)
   // 6,000 origins take ~1.8 MB; the cache gives up what they lack.
   FrontierOptions options = BudgetedOptions("broker_memory_test", 16);
   for (int h = 0; h < 6000; ++h) options.seeds.push_back("http://host-" + std::to_string(h) + ".example.test/");
-  options.obey_robots = false;
+  options.politeness.obey_robots = false;
   zmq::context_t context(1);
   FakeClock clock;
   Broker broker(options, context, clock);
@@ -167,7 +167,7 @@ TEST_F(BrokerTest, ASilentFetcherLosesItsLeasesAfterLivenessTimesTheHeartbeat) {
   EXPECT_EQ(broker_->scheduler().counts().expired_leases, 0u);
   // A fetcher that joins gets them (retries back off: a lost fetcher counts
   // as an attempt, since the URL may have killed it).
-  clock_.Advance(options_.retry_base_ms);
+  clock_.Advance(options_.leases.retry_base_ms);
   zmq::socket_t other = JoinFetcher("fetcher-other", 10);
   auto again = NextBatch(other);
   ASSERT_TRUE(again.has_value());
@@ -277,7 +277,7 @@ class BrokerSendTest : public BrokerTest {
     broker_.reset();
     options_.bind = zcrawl::testing::UniqueInprocEndpoint("broker-test");
     options_.seeds = {"http://a.test/1", "http://a.test/2"};
-    options_.delay_ms = 1000;
+    options_.politeness.delay_ms = 1000;
     options_.state_dir = zcrawl::testing::MakeTempDir("broker_send_test") + "/state";
     broker_.emplace(options_, context_, clock_);
     ASSERT_TRUE(broker_->Start().ok());
@@ -295,7 +295,7 @@ TEST_F(BrokerSendTest, AWorkBatchThatCannotBeSentReleasesItsLeasesAtOnceAndIsCou
   // broker learns that it cannot send to it when it tries.
   Step(20);
   EXPECT_EQ(broker_->counters().sends_failed, 0u);
-  clock_.Advance(options_.delay_ms);
+  clock_.Advance(options_.politeness.delay_ms);
   for (int turn = 0; turn < 50 && broker_->counters().leases_unsent == 0; ++turn) Step();
   EXPECT_GE(broker_->counters().sends_failed, 1u);
   EXPECT_EQ(broker_->counters().leases_unsent, 1u);
@@ -307,7 +307,7 @@ TEST_F(BrokerSendTest, AWorkBatchThatCannotBeSentReleasesItsLeasesAtOnceAndIsCou
   EXPECT_EQ(broker_->counters().peers_lost, 0u);
   // Not attempted: a fetcher that joins gets it as a first attempt (after
   // the host's politeness delay, which the unsent lease had taken).
-  clock_.Advance(options_.delay_ms);
+  clock_.Advance(options_.politeness.delay_ms);
   zmq::socket_t fetcher = JoinFetcher("fetcher-next", 10);
   auto batch = NextBatch(fetcher);
   ASSERT_TRUE(batch.has_value());

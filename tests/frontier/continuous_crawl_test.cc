@@ -25,11 +25,11 @@ class ContinuousCrawlTest : public ::testing::Test {
  protected:
   void SetUp() override {
     options_.seeds = {kSeed};
-    options_.obey_robots = false;
-    options_.delay_ms = 0;
+    options_.politeness.obey_robots = false;
+    options_.politeness.delay_ms = 0;
     options_.link.heartbeat_ms = 1000;
     options_.link.liveness = 1000;  // the test's fetcher is silent for long
-    options_.lease_ms = 3'600'000;
+    options_.leases.lease_ms = 3'600'000;
     options_.state_dir = zcrawl::testing::MakeTempDir("continuous_crawl") + "/state";
     options_.memory_mb = 16;
     options_.link_threads = 1;
@@ -217,12 +217,12 @@ TEST_F(ContinuousCrawlTest, AFailedPageIsLookedAtAgainAfterTheLongestIntervalAnd
 // expired past --retries; robots.txt unanswered takes the same path) is
 // looked at again too.
 TEST_F(ContinuousCrawlTest, AUrlFailedByItsExpiredLeasesIsLookedAtAgain) {
-  options_.lease_ms = 5'000;
-  options_.retries = 0;
+  options_.leases.lease_ms = 5'000;
+  options_.leases.retries = 0;
   StartBroker();
   auto first = Lease();
   ASSERT_TRUE(first.has_value());
-  clock_.Advance(options_.lease_ms + 1);
+  clock_.Advance(options_.leases.lease_ms + 1);
   for (int turn = 0; turn < 20 && broker_->scheduler().counts().failed == 0; ++turn) Lease(1);
   ASSERT_EQ(broker_->scheduler().counts().failed, 1u);
   EXPECT_EQ(broker_->counters().refetches_failed, 1u);

@@ -20,12 +20,12 @@ class CrawlSchedulerTest : public ::testing::TestWithParam<bool> {
 
   CrawlScheduler Make(int64_t delay_ms = 0, uint32_t per_host = 2, bool robots = false) {
     SchedulerOptions o;
-    o.delay_ms = delay_ms;
-    o.per_host = per_host;
-    o.obey_robots = robots;
-    o.lease_ms = 10000;
-    o.retries = 2;
-    o.retry_base_ms = 1000;
+    o.politeness.delay_ms = delay_ms;
+    o.politeness.per_host = per_host;
+    o.politeness.obey_robots = robots;
+    o.leases.lease_ms = 10000;
+    o.leases.retries = 2;
+    o.leases.retry_base_ms = 1000;
     if (disk_backed() && !store_) {
       UrlStoreOptions store_options;
       store_options.dir = zcrawl::testing::MakeTempDir("scheduler_queues") + "/state";
@@ -35,8 +35,8 @@ class CrawlSchedulerTest : public ::testing::TestWithParam<bool> {
       store_ = std::move(*store);
     }
     if (disk_backed()) {
-      o.head_per_origin = 1;
-      o.max_loaded = 2;
+      o.heads.head_per_origin = 1;
+      o.heads.max_loaded = 2;
     }
     return CrawlScheduler(o, clock_, store_.get());
   }
@@ -365,10 +365,10 @@ ManyOrigins LeaseManyOrigins(SchedulerOptions o, const std::string& dir) {
   auto store = OpenStore(zcrawl::testing::MakeTempDir(dir));
   EXPECT_TRUE(store);
   if (!store) return {};
-  o.delay_ms = 0;
-  o.per_host = 1000;
-  o.obey_robots = false;
-  o.head_per_origin = 64;
+  o.politeness.delay_ms = 0;
+  o.politeness.per_host = 1000;
+  o.politeness.obey_robots = false;
+  o.heads.head_per_origin = 64;
   CrawlScheduler s(o, clock, store.get());
   constexpr int kOrigins = 300, kPerOrigin = 100;
   for (int i = 0; i < kPerOrigin; ++i) {
@@ -398,8 +398,8 @@ ManyOrigins LeaseManyOrigins(SchedulerOptions o, const std::string& dir) {
 
 SchedulerOptions ObeyingRobotsWithoutDelay() {
   SchedulerOptions o;
-  o.delay_ms = 0;
-  o.obey_robots = true;
+  o.politeness.delay_ms = 0;
+  o.politeness.obey_robots = true;
   return o;
 }
 
@@ -513,9 +513,9 @@ TEST(CrawlSchedulerDiskQueueTest, SpilledRobotsRulesTheStoreLacksAreAskedForAgai
 TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
   // Within max_loaded the heads hold at most the cap plus kMinRefill per origin.
   SchedulerOptions o;
-  o.max_loaded = 100;
+  o.heads.max_loaded = 100;
   const auto [most_loaded, most_bytes, refills] = LeaseManyOrigins(o, "scheduler_many");
-  EXPECT_LE(most_loaded, o.max_loaded + kMinRefill * 300);
+  EXPECT_LE(most_loaded, o.heads.max_loaded + kMinRefill * 300);
   EXPECT_GT(most_loaded, 0u);
 }
 
@@ -526,9 +526,9 @@ TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
 // every refill read 4 URLs: 4,294 refills here against 2,700.
 TEST(CrawlSchedulerDiskQueueTest, RefillsTakeTheOriginsFairShareOfTheHeads) {
   SchedulerOptions o;
-  o.max_loaded = 3000;
+  o.heads.max_loaded = 3000;
   const ManyOrigins many = LeaseManyOrigins(o, "scheduler_fair_share");
-  EXPECT_LE(many.most_loaded, o.max_loaded + kMinRefill * 300);
+  EXPECT_LE(many.most_loaded, o.heads.max_loaded + kMinRefill * 300);
   // 27,000 URLs came from disk (the first 10 of each origin were enqueued
   // into its head): at least 8 a refill.
   EXPECT_LE(many.refills, 27'000u / 8);
@@ -539,10 +539,10 @@ TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinTheHeadsBytes) {
   // kMinRefill records per origin (a record here is ~10 bytes; a head's
   // buffer at most doubles them).
   SchedulerOptions o;
-  o.max_head_bytes = 4096;
+  o.heads.max_head_bytes = 4096;
   const auto [most_loaded, most_bytes, refills] = LeaseManyOrigins(o, "scheduler_many_bytes");
-  EXPECT_LE(most_bytes, o.max_head_bytes + 300 * kMinRefill * 2 * 16);
-  EXPECT_GT(most_bytes, o.max_head_bytes / 2) << "the bound was never reached";
+  EXPECT_LE(most_bytes, o.heads.max_head_bytes + 300 * kMinRefill * 2 * 16);
+  EXPECT_GT(most_bytes, o.heads.max_head_bytes / 2) << "the bound was never reached";
   // Unbounded, the same crawl holds far more.
   const auto [free_loaded, free_bytes, free_refills] = LeaseManyOrigins(SchedulerOptions{}, "scheduler_many_free");
   EXPECT_GT(free_bytes, 4 * most_bytes);
@@ -553,11 +553,11 @@ TEST(CrawlSchedulerDiskQueueTest, ALongQueueLeavesInOrderWithABoundedHead) {
   auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_long"));
   ASSERT_TRUE(store);
   SchedulerOptions o;
-  o.delay_ms = 0;
-  o.per_host = 1000;
-  o.obey_robots = false;
-  o.head_per_origin = 16;
-  o.max_loaded = 32;
+  o.politeness.delay_ms = 0;
+  o.politeness.per_host = 1000;
+  o.politeness.obey_robots = false;
+  o.heads.head_per_origin = 16;
+  o.heads.max_loaded = 32;
   CrawlScheduler s(o, clock, store.get());
   for (int i = 0; i < 5000; ++i) {
     s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
@@ -593,11 +593,11 @@ TEST(CrawlSchedulerDiskQueueTest, RequisitesJumpADiskBacklogAndAreLeasedOnce) {
   auto store = OpenStore(zcrawl::testing::MakeTempDir("scheduler_requisites"));
   ASSERT_TRUE(store);
   SchedulerOptions o;
-  o.delay_ms = 0;
-  o.per_host = 1000;
-  o.obey_robots = false;
-  o.head_per_origin = 4;
-  o.max_loaded = 1000;
+  o.politeness.delay_ms = 0;
+  o.politeness.per_host = 1000;
+  o.politeness.obey_robots = false;
+  o.heads.head_per_origin = 4;
+  o.heads.max_loaded = 1000;
   CrawlScheduler s(o, clock, store.get());
   for (int i = 0; i < 100; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
   auto first = s.Lease("f", 1);
@@ -632,10 +632,10 @@ TEST(CrawlSchedulerDiskQueueTest, AResumedOriginLeasesItsQueueFromDiskMinusRecor
   FakeClock clock;
   const std::string dir = zcrawl::testing::MakeTempDir("scheduler_resume");
   SchedulerOptions o;
-  o.delay_ms = 0;
-  o.per_host = 100;
-  o.obey_robots = false;
-  o.head_per_origin = 4;
+  o.politeness.delay_ms = 0;
+  o.politeness.per_host = 100;
+  o.politeness.obey_robots = false;
+  o.heads.head_per_origin = 4;
   std::set<std::string> done;
   {
     auto store = OpenStore(dir);

@@ -18,9 +18,9 @@ namespace {
 
 SchedulerOptions Options() {
   SchedulerOptions o;
-  o.delay_ms = 0;
-  o.per_host = 4;
-  o.obey_robots = true;
+  o.politeness.delay_ms = 0;
+  o.politeness.per_host = 4;
+  o.politeness.obey_robots = true;
   return o;
 }
 
@@ -159,7 +159,7 @@ TEST(OriginParkingTest, AnOriginWaitsInRamForItsLateFinalStates) {
   auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_late_final"));
   ASSERT_TRUE(store);
   SchedulerOptions o = Options();
-  o.obey_robots = false;
+  o.politeness.obey_robots = false;
   CrawlScheduler s(o, clock, store.get());
   const Completion c = FetchOne(s);
   // Done in RAM, its final state not recorded yet (the broker records it
@@ -185,8 +185,8 @@ TEST(OriginParkingTest, AnOriginWaitsInRamForItsPolitenessTime) {
   auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_politeness"));
   ASSERT_TRUE(store);
   SchedulerOptions o = Options();
-  o.obey_robots = false;
-  o.delay_ms = 10000;
+  o.politeness.obey_robots = false;
+  o.politeness.delay_ms = 10000;
   CrawlScheduler s(o, clock, store.get());
   const Completion c = FetchOne(s);
   store->StageDequeued(c.origin_index, c.seq);
@@ -242,7 +242,7 @@ TEST(OriginParkingTest, AFailingOriginKeepsItsLastFailureAcrossAResume) {
   FakeClock clock;
   const std::string dir = zcrawl::testing::MakeTempDir("parking_last_failure");
   SchedulerOptions o = Options();
-  o.obey_robots = false;
+  o.politeness.obey_robots = false;
   const std::string refused = "connection_refused (Failed to connect to b.test port 80)";
   {
     auto store = OpenStore(dir);
@@ -363,9 +363,9 @@ TEST_P(OriginTurnsTest, OriginsWithUrlsQueuedTakeTurnsWithinTheBoundOfOriginsInR
   auto store = OpenStore(zcrawl::testing::MakeTempDir("parking_turns"));
   ASSERT_TRUE(store);
   SchedulerOptions o = Options();
-  o.obey_robots = GetParam();
-  o.per_host = 2;
-  o.head_per_origin = 4;
+  o.politeness.obey_robots = GetParam();
+  o.politeness.per_host = 2;
+  o.heads.head_per_origin = 4;
   o.max_active_origins = 10;
   CrawlScheduler s(o, clock, store.get());
   constexpr int kOrigins = 100, kPerOrigin = 20;
@@ -435,8 +435,8 @@ TEST(OriginParkingTest, AResumeLoadsTheBoundOfOriginsAndQueuesTheRest) {
   FakeClock clock;
   const std::string dir = zcrawl::testing::MakeTempDir("parking_resume_line");
   SchedulerOptions o = Options();
-  o.obey_robots = false;
-  o.head_per_origin = 4;
+  o.politeness.obey_robots = false;
+  o.heads.head_per_origin = 4;
   o.max_active_origins = 5;
   {
     auto store = OpenStore(dir);

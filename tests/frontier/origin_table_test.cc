@@ -16,7 +16,7 @@ struct Table {
   explicit Table(UrlStore* store, uint64_t max_active = UINT64_MAX)
       : heads(QueueHeadLimits{}, store, memory),
         robots({"zcrawl"}, store, clock, memory, 1),
-        origins(OriginTableOptions{/*delay_ms=*/0, /*obey_robots=*/false, max_active}, store, clock, memory,
+        origins(OriginTableOptions{PolitenessOptions{.delay_ms = 0, .obey_robots = false}, max_active}, store, clock, memory,
                 heads, robots, board) {}
   // The broker's commits: stage, write, until the writes are settled.
   void Commit(UrlStore& store) {

@@ -76,11 +76,11 @@ TEST(CrawlSettingsTest, WhatTheUserGivesReachesEachComponentAsTheSameValue) {
 
   frontier::FrontierOptions frontier;
   ParseAsComponent(frontier_args, frontier::DeclareFrontierSettings, frontier);
-  EXPECT_EQ(frontier.delay_ms, 7);
-  EXPECT_FALSE(frontier.obey_robots);
+  EXPECT_EQ(frontier.politeness.delay_ms, 7);
+  EXPECT_FALSE(frontier.politeness.obey_robots);
   EXPECT_EQ(frontier.metrics_port, 9100);
   EXPECT_EQ(frontier.link.heartbeat_ms, 300);
-  EXPECT_EQ(frontier.robots_agent, "mybot");
+  EXPECT_EQ(frontier.politeness.robots_agent, "mybot");
   EXPECT_EQ(frontier.allow_patterns, (std::vector<std::string>{"a.*", "b.*"}));
   EXPECT_EQ(frontier.logging.level, "debug");
   // A choice travels by its name, as typed, and arrives as the enum.
@@ -118,7 +118,7 @@ TEST(CrawlSettingsTest, NothingGivenForwardsNothing) {
   EXPECT_TRUE(l.forwarded.ArgsFor("writer").empty());
   EXPECT_FALSE(l.forwarded.Given("frontier", "--delay-ms"));
   // The launcher's copies hold the components' own defaults.
-  EXPECT_EQ(l.options.frontier.delay_ms, frontier::FrontierOptions{}.delay_ms);
+  EXPECT_EQ(l.options.frontier.politeness.delay_ms, frontier::FrontierOptions{}.politeness.delay_ms);
   EXPECT_EQ(l.options.writer.sink.out_dir, writer::SinkOptions{}.out_dir);
 }
 
@@ -132,8 +132,8 @@ TEST(CrawlSettingsTest, ATomlConfigIsForwardedLikeFlags) {
   Launcher l({"--config", path, "--delay-ms", "12"});  // a flag beats the file
   frontier::FrontierOptions frontier;
   ParseAsComponent(l.forwarded.ArgsFor("frontier"), frontier::DeclareFrontierSettings, frontier);
-  EXPECT_EQ(frontier.delay_ms, 12);
-  EXPECT_FALSE(frontier.obey_robots);
+  EXPECT_EQ(frontier.politeness.delay_ms, 12);
+  EXPECT_FALSE(frontier.politeness.obey_robots);
   EXPECT_EQ(frontier.allow_patterns, (std::vector<std::string>{"x", "y"}));
   fetcher::FetcherOptions fetcher;
   ParseAsComponent(l.forwarded.ArgsFor("fetcher"), fetcher::DeclareFetcherSettings, fetcher);
