@@ -24,10 +24,12 @@ CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock, Url
       heads_(options_.heads, store, memory_),
       robots_(RobotsKeeperOptions{options_.politeness.robots_agent, options_.robots_ttl_ms}, store, clock, memory_,
               leases_.epoch()),
-      origins_(OriginTableOptions{options_.politeness, options_.max_active_origins}, store, clock, memory_, heads_, robots_, board_) {}
+      origins_(OriginTableOptions{options_.politeness, options_.max_active_origins}, store, clock, memory_,
+               heads_, robots_, board_),
+      backoff_(options_.politeness) {}
 
 bool CrawlScheduler::HasWork(const HostSlot& slot) const {
-  if (slot.in_flight >= options_.politeness.per_host) return false;
+  if (slot.in_flight >= backoff_.Concurrency(slot)) return false;
   // A yielding origin leases what it has in RAM (a retry, a robots.txt
   // being asked again), no more: the rest waits for its next turn.
   if (slot.yielding && slot.waiting.empty() && !RobotsRetrying(slot)) return false;
@@ -127,7 +129,7 @@ std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint
       continue;
     }
     if (LeaseFromSlot(slot, fetcher, out)) {
-      slot.next_fetch_ms = now + slot.delay_ms;
+      slot.next_fetch_ms = now + backoff_.GapMs(slot);
     }
     MaybeSchedule(top.slot);
   }
@@ -147,7 +149,8 @@ bool CrawlScheduler::LeaseFromSlot(HostSlot& slot, const std::string& fetcher,
                                    std::vector<v1::WorkItem>& out) {
   ActiveLease lease;
   lease.fetcher = fetcher;
-  lease.deadline_ms = clock_.NowMs() + options_.leases.lease_ms;
+  lease.leased_ms = clock_.NowMs();
+  lease.deadline_ms = lease.leased_ms + options_.leases.lease_ms;
   robots_.PrepareForLease(slot);
   if (slot.robots_state == RobotsState::kNeeded) {
     slot.robots_state = RobotsState::kFetching;
@@ -215,6 +218,9 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   completion.seq = lease.record.seq;
   if (slot.in_flight > 0) --slot.in_flight;
 
+  memory_.Change(slot, [&] {
+    if (backoff_.Observe(slot, report, clock_.NowMs(), lease.leased_ms)) ++pushbacks_;
+  });
   const bool failed = report.status() != v1::FETCH_STATUS_OK || report.http_status() >= 400;
   if (failed && !(lease.robots_only && report.http_status() >= 400 && report.http_status() < 500)) {
     // (a robots.txt 4xx is no failure: RFC 9309 reads it as "allow all")

@@ -16,6 +16,7 @@
 //   LeaseTable       what fetchers hold (the atomic claim on a report)
 //   RetryQueue       URLs waiting out a back-off
 //   OriginStatusBoard  the per-origin rows of the status and summary
+//   OriginBackoff    how an origin that pushes back is slowed (its rules)
 //   fetch_outcome.h  what a report means (reasons, retryable, back-off)
 // This class owns the ready heap, the state counts, and the rules that
 // move a URL between states (waiting, leased, done, failed).
@@ -41,6 +42,7 @@
 #include "frontier/frontier_options.h"
 #include "frontier/host_slot.h"
 #include "frontier/lease_table.h"
+#include "frontier/origin_backoff.h"
 #include "frontier/origin_memory.h"
 #include "frontier/origin_status_board.h"
 #include "frontier/origin_table.h"
@@ -213,9 +215,12 @@ class CrawlScheduler {
   uint64_t robots_spilled() const { return robots_.spilled(); }
   uint64_t robots_reloaded() const { return robots_.reloaded(); }
   uint64_t robots_reload_misses() const { return robots_.reload_misses(); }
+  // Answers that pushed an origin back (OriginBackoff::Observe).
+  uint64_t pushbacks() const { return pushbacks_; }
 
  private:
-  // Whether the origin can lease now or later: work, room under per_host,
+  // Whether the origin can lease now or later: work, room under its
+  // concurrency (per_host, or 1 while it pushes back),
   // robots.txt not in flight, and not yielding with nothing in RAM.
   bool HasWork(const HostSlot& slot) const;
   // Puts a slot with work in the ready heap (once).
@@ -260,6 +265,8 @@ class CrawlScheduler {
   OriginStatusBoard board_;
   OriginTable origins_;
   RetryQueue retries_;
+  OriginBackoff backoff_;
+  uint64_t pushbacks_ = 0;
 
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<HeapEntry>> ready_heap_;
   uint64_t heap_sequence_ = 0;

@@ -29,6 +29,13 @@ struct PolitenessOptions {
   bool obey_robots = true;
   // Product token matched against robots.txt User-agent lines.
   std::string robots_agent = "zcrawl";
+  // An origin that pushes back (429, 503, refused connections:
+  // origin_backoff.h) gets a gap between requests that doubles up to this:
+  // 10 minutes, so a site that is down for hours is asked six times an
+  // hour, not thousands, and one that recovers is noticed within minutes.
+  // 0: no back-off (a crawl of one's own servers, or a test of something
+  // else).
+  int64_t backoff_max_ms = 10 * 60 * 1000;
 };
 
 // How long a fetcher holds a URL, and how often a failed one is tried.

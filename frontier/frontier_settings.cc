@@ -67,6 +67,9 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
   d.Option("--per-host", o.politeness.per_host, "Concurrent fetches per host")
       ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  d.Option("--backoff-max-ms", o.politeness.backoff_max_ms,
+           "Longest gap between requests to an origin that pushes back (429, 503, refusals; 0: no back-off)")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{86400000}));
   d.Flag("!--no-robots", o.politeness.obey_robots, "Ignore robots.txt");
   d.Flag("--sitemaps", o.follow_sitemaps, "Crawl the sitemaps robots.txt names");
   d.Option("--robots-agent", o.politeness.robots_agent, "Product token for robots.txt groups")

@@ -25,6 +25,22 @@ enum class RobotsState : uint8_t {
   kKnown,      // rules parsed (or allow/disallow all decided)
 };
 
+// The rare part of an origin's state.
+struct OriginTrouble {
+  // The latest failed fetch of the origin (robots.txt or a page), its
+  // reason and detail: what `./run status` and the summary show for it,
+  // kept in its record too (StoredOrigin::last_failure), so a resume still
+  // shows it.
+  std::string last_failure;
+  // Back-off (origin_backoff.h): since when the origin pushes back (0: it
+  // does not), its latest push back, and the gap it gets between request
+  // starts meanwhile (at most --backoff-max-ms, a day).
+  int64_t backoff_since_ms = 0;
+  int64_t last_pushback_ms = 0;
+  int32_t backoff_gap_ms = 0;
+  uint8_t server_errors_in_row = 0;  // 5xx other than 503, up to kServerErrorRun
+};
+
 // Fields ordered largest first, the rarely set ones behind a pointer: one
 // per origin in RAM (bench/RESULTS.md run AN: 328 bytes before; 240 now,
 // 264 with its node in the scheduler's map).
@@ -42,11 +58,9 @@ struct HostSlot {
   // wait in the store while the origin has nothing in RAM
   // (RobotsKeeper::MaybeSpill).
   std::unique_ptr<RobotsRules> robots;
-  // The latest failed fetch of this origin (robots.txt or a page), its
-  // reason and detail: what `./run status` and the summary show for it,
-  // kept in its record too (StoredOrigin::last_failure), so a resume
-  // still shows it. Null until one fails (LastFailure).
-  std::unique_ptr<std::string> last_failure;
+  // What few origins have (a failure to show, a back-off in force), behind
+  // one pointer: null while the origin is healthy (Trouble creates it).
+  std::unique_ptr<OriginTrouble> trouble;
   uint64_t backlog = 0;            // waiting URLs on disk only
   uint64_t loaded_seq = 0;         // every seq <= this is in RAM or leased or final
   uint64_t next_seq = 1;           // seq of the next admitted URL
@@ -83,11 +97,15 @@ struct HostSlot {
   bool in_line = false;            // its id is in OriginTable's line (StoredOrigin::in_line)
 
   uint64_t waiting_total() const { return waiting.size() + backlog; }
+  OriginTrouble& Trouble() {
+    if (!trouble) trouble = std::make_unique<OriginTrouble>();
+    return *trouble;
+  }
   const std::string& LastFailure() const {
     static const std::string kNone;
-    return last_failure ? *last_failure : kNone;
+    return trouble ? trouble->last_failure : kNone;
   }
-  void SetLastFailure(std::string failure) { last_failure = std::make_unique<std::string>(std::move(failure)); }
+  void SetLastFailure(std::string failure) { Trouble().last_failure = std::move(failure); }
 };
 
 // A robots.txt asked again after a failure (its attempts are in RAM only:

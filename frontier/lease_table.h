@@ -26,6 +26,7 @@ namespace zcrawl::frontier {
 struct ActiveLease {
   UrlRecord record;
   std::string fetcher;
+  int64_t leased_ms = 0;  // when it was handed out
   int64_t deadline_ms = 0;
   bool robots_only = false;  // the origin's robots.txt, not a queued URL
 };

@@ -1,6 +1,7 @@
 // OriginMemory: the RAM the origins in RAM hold outside their queue heads
 // (which QueueHeads counts): each slot's node in the origin map, and the
-// heap blocks of its name, name-index entry, robots rules, last failure
+// heap blocks of its name, name-index entry, robots rules, trouble (last
+// failure, back-off)
 // and requisites loaded ahead. Every change of those parts goes through
 // Change(), which keeps the total exact; memory_budget.h withholds what
 // is past the origins' share from the known-URL cache.
@@ -35,7 +36,7 @@ class OriginMemory {
   // Heap bytes of a slot outside the map node.
   static uint64_t SlotHeapBytes(const HostSlot& slot) {
     return HeapBytes(slot.origin) + OriginNameIndex::kEntryBytes +
-           (slot.last_failure ? sizeof(std::string) + HeapBytes(*slot.last_failure) : 0) +
+           (slot.trouble ? sizeof(OriginTrouble) + HeapBytes(slot.trouble->last_failure) : 0) +
            slot.requisites_loaded_ahead.capacity() * sizeof(uint64_t) +
            (slot.robots ? sizeof(RobotsRules) + slot.robots->memory_bytes() : 0);
   }

@@ -162,7 +162,7 @@ TEST_P(CrawlSchedulerTest, RetryableFailuresBackOffExponentiallyThenFail) {
   auto s = Make();  // retries = 2, base 1000 ms
   s.Enqueue("http://a/1", "http://a", 0);
   auto item = s.Lease("f", 1);
-  s.Complete("f", Report(item[0], 503));
+  s.Complete("f", Report(item[0], 500));
   EXPECT_TRUE(s.Lease("f", 1).empty());
   clock_.Advance(1000);
   item = s.Lease("f", 1);
@@ -173,12 +173,12 @@ TEST_P(CrawlSchedulerTest, RetryableFailuresBackOffExponentiallyThenFail) {
   clock_.Advance(1);
   item = s.Lease("f", 1);
   ASSERT_EQ(item.size(), 1u);
-  s.Complete("f", Report(item[0], 503));
+  s.Complete("f", Report(item[0], 500));
   EXPECT_TRUE(s.Drained());
   EXPECT_EQ(s.counts().failed, 1u);
-  EXPECT_EQ(s.failure_reasons().at("http_503"), 1u);
+  EXPECT_EQ(s.failure_reasons().at("http_500"), 1u);
   // The two attempts that were retried, by their reason.
-  EXPECT_EQ(s.retry_reasons().at("http_503"), 1u);
+  EXPECT_EQ(s.retry_reasons().at("http_500"), 1u);
   EXPECT_EQ(s.retry_reasons().at("timeout"), 1u);
   EXPECT_EQ(s.retry_reasons().size(), 2u);
 }

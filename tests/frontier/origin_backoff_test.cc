@@ -1,0 +1,168 @@
+// OriginBackoff: every transition of an origin's back-off, on a fake clock,
+// first by the rules alone, then through the scheduler (the whole origin
+// waits, not just the URL).
+#include "frontier/origin_backoff.h"
+
+#include <gtest/gtest.h>
+
+#include "frontier/crawl_scheduler.h"
+#include "tests/frontier/scheduler_test_support.h"
+
+namespace zcrawl::frontier {
+namespace {
+
+v1::FetchReport Answer(uint32_t http, uint32_t retry_after_ms = 0) {
+  v1::FetchReport report;
+  report.set_status(v1::FETCH_STATUS_OK);
+  report.set_http_status(http);
+  report.set_retry_after_ms(retry_after_ms);
+  return report;
+}
+
+v1::FetchReport Failed(v1::FetchStatus status, const std::string& cause) {
+  v1::FetchReport report;
+  report.set_status(status);
+  report.set_cause(cause);
+  return report;
+}
+
+TEST(OriginBackoffTest, WhatEachAnswerSaysOfTheServer) {
+  EXPECT_EQ(SignalOf(Answer(200)), ServerSignal::kHealthy);
+  EXPECT_EQ(SignalOf(Answer(404)), ServerSignal::kHealthy) << "a 4xx is a healthy server";
+  EXPECT_EQ(SignalOf(Answer(429)), ServerSignal::kPushBack);
+  EXPECT_EQ(SignalOf(Answer(503)), ServerSignal::kPushBack);
+  EXPECT_EQ(SignalOf(Answer(500)), ServerSignal::kServerError);
+  EXPECT_EQ(SignalOf(Failed(v1::FETCH_STATUS_NETWORK_ERROR, "connection_refused")), ServerSignal::kPushBack);
+  EXPECT_EQ(SignalOf(Failed(v1::FETCH_STATUS_NETWORK_ERROR, "connection_reset")), ServerSignal::kPushBack);
+  EXPECT_EQ(SignalOf(Failed(v1::FETCH_STATUS_TIMEOUT, "timeout")), ServerSignal::kPushBack);
+  EXPECT_EQ(SignalOf(Failed(v1::FETCH_STATUS_NETWORK_ERROR, "dns_not_found")), ServerSignal::kNeutral);
+  EXPECT_EQ(SignalOf(Failed(v1::FETCH_STATUS_TOO_LARGE, "")), ServerSignal::kNeutral);
+}
+
+TEST(OriginBackoffTest, TheGapDoublesToItsCapAndHealthyAnswersShortenItBack) {
+  PolitenessOptions options;
+  options.delay_ms = 250;
+  options.per_host = 4;
+  options.backoff_max_ms = 8000;
+  const OriginBackoff backoff(options);
+  HostSlot slot;
+  slot.delay_ms = 250;
+  const int64_t now = 5'000;
+  EXPECT_EQ(backoff.GapMs(slot), 250);
+  EXPECT_EQ(backoff.Concurrency(slot), 4u);
+
+  EXPECT_TRUE(backoff.Observe(slot, Answer(429), now, now));
+  EXPECT_EQ(backoff.GapMs(slot), kBackoffStartMs) << "max(--delay-ms, 1 s) at the first push back";
+  EXPECT_EQ(backoff.Concurrency(slot), 1u);
+  EXPECT_EQ(slot.trouble->backoff_since_ms, now);
+  EXPECT_EQ(slot.next_fetch_ms, now + kBackoffStartMs);
+  for (int64_t expected : {2000, 4000, 8000, 8000}) {
+    EXPECT_TRUE(backoff.Observe(slot, Answer(503), now + 1, now + 1));
+    EXPECT_EQ(backoff.GapMs(slot), expected);
+  }
+  EXPECT_EQ(slot.trouble->backoff_since_ms, now) << "since the first push back";
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 2, /*leased_ms=*/now));
+  EXPECT_EQ(backoff.GapMs(slot), 8000) << "an answer to a request sent before the push back says nothing";
+
+  // A quarter off per healthy answer: 8000 -> 6000 -> ... while above
+  // max(--delay-ms, kBackoffEndMs).
+  int64_t expected = 8000;
+  int answers = 0;
+  while (expected * 3 / 4 >= 250) {
+    EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 2, now + 2));
+    expected = expected * 3 / 4;
+    ++answers;
+    EXPECT_EQ(backoff.GapMs(slot), expected) << "step by step";
+    EXPECT_EQ(backoff.Concurrency(slot), 1u);
+  }
+  EXPECT_EQ(answers, 12) << "8 s down to 250 ms";
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 3, now + 3));
+  EXPECT_EQ(backoff.GapMs(slot), 250) << "back to what the user configured";
+  EXPECT_EQ(backoff.Concurrency(slot), 4u);
+  EXPECT_FALSE(OriginBackoff::BackingOff(slot));
+}
+
+TEST(OriginBackoffTest, ABackoffMaxOfZeroTurnsItOff) {
+  PolitenessOptions options;
+  options.backoff_max_ms = 0;
+  const OriginBackoff backoff(options);
+  HostSlot slot;
+  EXPECT_FALSE(backoff.Observe(slot, Answer(429, 5000), 1, 1));
+  EXPECT_FALSE(OriginBackoff::BackingOff(slot));
+  EXPECT_EQ(slot.next_fetch_ms, 0);
+}
+
+TEST(OriginBackoffTest, RetryAfterHoldsTheOriginUntilThen) {
+  PolitenessOptions options;
+  const OriginBackoff backoff(options);
+  HostSlot slot;
+  backoff.Observe(slot, Answer(503, 30'000), 1'000, 1'000);
+  EXPECT_EQ(slot.next_fetch_ms, 31'000);
+  backoff.Observe(slot, Answer(429, 10 * kMaxRetryAfterMs), 2'000, 2'000);
+  EXPECT_EQ(slot.next_fetch_ms, 2'000 + kMaxRetryAfterMs) << "an absurd Retry-After is capped";
+}
+
+TEST(OriginBackoffTest, ARunOfServerErrorsPushesBackAndOneDoesNot) {
+  PolitenessOptions options;
+  const OriginBackoff backoff(options);
+  HostSlot slot;
+  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 1, 1));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(502), 2, 2));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), 3, 3)) << "a healthy answer breaks the run";
+  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 4, 4));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 5, 5));
+  EXPECT_FALSE(OriginBackoff::BackingOff(slot));
+  EXPECT_TRUE(backoff.Observe(slot, Answer(504), 6, 6)) << "the third in a row";
+  EXPECT_TRUE(OriginBackoff::BackingOff(slot));
+}
+
+// Through the scheduler.
+class SchedulerBackoffTest : public ::testing::Test {
+ protected:
+  CrawlScheduler Make() {
+    SchedulerOptions o;
+    o.politeness.delay_ms = 0;
+    o.politeness.per_host = 4;
+    o.politeness.obey_robots = false;
+    o.leases.retries = 3;
+    return CrawlScheduler(o, clock_);
+  }
+  FakeClock clock_;
+};
+
+TEST_F(SchedulerBackoffTest, A429HoldsTheWholeOrigin) {
+  CrawlScheduler s = Make();
+  for (int i = 0; i < 6; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
+  s.Enqueue("http://b/0", "http://b", 0);
+  auto items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 5u) << "four of a (per_host) and b's";
+  ASSERT_EQ(items[0].url(), "http://a/0");
+  clock_.Advance(1);  // the answers come after the requests went out
+  EXPECT_FALSE(s.Complete("f", Report(items[0], 429)).final_state == UrlState::kFailed);
+  // The other answers of a already in flight come back healthy meanwhile.
+  EXPECT_TRUE(s.Complete("f", Report(items[4])).known_lease);  // b
+  EXPECT_EQ(s.pushbacks(), 1u);
+  clock_.Advance(999);
+  EXPECT_TRUE(s.Lease("f", 10).empty()) << "nothing to a within the gap, though per_host has room";
+  
+  // Three answers of a still in flight: concurrency 1 means none more.
+  for (size_t i = 1; i < 4; ++i) s.Complete("f", Report(items[i]));
+  clock_.Advance(1);
+  auto next = s.Lease("f", 10);
+  ASSERT_EQ(next.size(), 1u) << "one at a time while it backs off";
+  EXPECT_EQ(next[0].url(), "http://a/0") << "the held URL goes first";
+  EXPECT_EQ(next[0].attempt(), 2u) << "the URL itself is retried as before";
+  s.Complete("f", Report(next[0], 429));
+  clock_.Advance(1999);
+  EXPECT_TRUE(s.Lease("f", 10).empty()) << "the gap doubled";
+  clock_.Advance(1);
+  next = s.Lease("f", 10);
+  ASSERT_EQ(next.size(), 1u);
+  EXPECT_EQ(next[0].attempt(), 3u);
+  s.Complete("f", Report(next[0]));
+  EXPECT_EQ(s.counts().failed, 0u);
+  EXPECT_EQ(s.retry_reasons().at("http_429"), 2u);
+}
+
+}  // namespace
+}  // namespace zcrawl::frontier
