@@ -98,6 +98,8 @@ class WriterNode {
   const Status& closed() const { return closed_; }
 
   const WriterCounters& counters() const { return counters_; }
+  // Every count the summary, the metrics and the status reply export.
+  const CounterRegistry& counter_registry() const { return registry_; }
 
  private:
   struct PendingAck {
