@@ -2,20 +2,15 @@
 
 #include <algorithm>
 #include <climits>
-#include <fstream>
-#include <sys/resource.h>
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
 
 #include <spdlog/spdlog.h>
 
-#include "common/json_writer.h"
 #include "common/process_identity.h"
 #include "common/seed_list.h"
-#include "frontier/network_policy.h"
 #include "common/shutdown_signal.h"
 #include "common/url.h"
+#include "frontier/network_policy.h"
 #include "frontier/url_fingerprint.h"
 #include "net/socket_security.h"
 #include "net/zmq_io.h"
@@ -39,14 +34,14 @@ Broker::Broker(const FrontierOptions& options, zmq::context_t& context, const Cl
       codec_(MakeSenderId()),
       budget_(MemoryBudget::ForMb(options.memory_mb)),
       known_(budget_.known_cache_bytes),
-      // At most the store's share (its cache stops at its own floor,
-      // UrlStore::SetCacheCapacity).
-      heap_governor_(budget_.total_bytes, budget_.store_bytes),
+      memory_(budget_, options.memory_mb, known_,
+              [this](uint64_t bytes) { return store_->SetCacheCapacity(bytes); }, clock),
       limits_(std::make_unique<AdmissionLimits>(AdmissionLimitsOptions{
           .max_pages = options.max_pages,
           .max_pages_per_host = options.max_pages_per_host,
           .max_pages_per_domain = options.max_pages_per_domain,
-          .max_query_variants = options.max_query_variants})) {}
+          .max_query_variants = options.max_query_variants})),
+      peers_(options.link) {}
 
 Broker::~Broker() {
   if (admitter_) admitter_->Stop();
@@ -93,6 +88,7 @@ Status Broker::Start() {
   // State before sockets: an unusable state folder must stop us before we
   // announce anything.
   if (Status s = OpenState(); !s.ok()) return s;
+  DefineCounters();
   SocketSettings settings;
   auto socket = MakeSocket(context_, zmq::socket_type::router, settings);
   if (!socket.ok()) return socket.status();
@@ -137,7 +133,7 @@ bool Broker::Send(Peer& peer, v1::Envelope& envelope) {
     }
     return false;
   }
-  peer.last_sent_ms = clock_.NowMs();
+  peer.liveness.Sent(clock_.NowMs());
   return true;
 }
 
@@ -151,16 +147,8 @@ void Broker::HandleMessage(const std::string& identity, std::string_view payload
   }
   v1::Envelope& envelope = *decoded;
   const int64_t now = clock_.NowMs();
-  auto it = peers_.find(identity);
-  const bool is_new = it == peers_.end();
-  if (is_new) {
-    Peer peer;
-    peer.identity = identity;
-    peer.sender_id = envelope.sender_id();
-    it = peers_.emplace(identity, std::move(peer)).first;
-  }
-  Peer& peer = it->second;
-  peer.last_seen_ms = now;
+  bool is_new = false;
+  Peer& peer = peers_.Heard(identity, envelope.sender_id(), now, &is_new);
   spdlog::trace("message peer={} type={} sequence={}", peer.sender_id, PayloadName(envelope),
                 envelope.sequence());
 
@@ -171,7 +159,7 @@ void Broker::HandleMessage(const std::string& identity, std::string_view payload
     case v1::Envelope::kStatusRequest:
       if (is_new) peer.role = v1::PEER_ROLE_CONTROL;
       HandleStatusRequest(peer, envelope.status_request());
-      if (is_new) peers_.erase(identity);  // control tools are one-shot
+      if (is_new) peers_.Remove(identity);  // control tools are one-shot
       return;
     default:
       break;
@@ -209,7 +197,7 @@ void Broker::HandleMessage(const std::string& identity, std::string_view payload
       spdlog::info("peer left id={} reason={}", peer.sender_id, envelope.goodbye().reason());
       if (peer.role == v1::PEER_ROLE_WRITER) SetSpaceWait(SpaceWait::Source::kWriter, "");
       scheduler_->ReleaseFetcher(peer.identity, /*count_attempt=*/false);
-      peers_.erase(identity);
+      peers_.Remove(identity);
       break;
     default:
       ++counters_.malformed_messages;
@@ -248,20 +236,6 @@ void Broker::HandleReady(Peer& peer, const v1::Envelope& envelope) {
     if (peer.role == v1::PEER_ROLE_FETCHER) *heartbeat->mutable_network_policy() = network_policy_;
   }
   Send(peer, reply);
-}
-
-void Broker::HandleStatusRequest(Peer& peer, const v1::StatusRequest& request) {
-  if (request.set_threads() > 0) {
-    for (auto& [id, fetcher] : peers_) {
-      if (fetcher.role != v1::PEER_ROLE_FETCHER) continue;
-      if (!request.fetcher_id().empty() && fetcher.sender_id != request.fetcher_id()) continue;
-      v1::Envelope resize;
-      resize.mutable_set_threads()->set_threads(request.set_threads());
-      Send(fetcher, resize);
-      spdlog::info("operator resizes fetcher={} threads={}", fetcher.sender_id, request.set_threads());
-    }
-  }
-  SendStatus(peer);
 }
 
 void Broker::HandleReport(Peer& peer, v1::FetchReport& report) {
@@ -366,83 +340,29 @@ uint64_t Broker::OriginStateBytes() const {
   return (scheduler_ ? scheduler_->origin_bytes() : 0) + limits_->memory_bytes();
 }
 
-void Broker::BalanceMemory() {
-  const int64_t now = clock_.NowMs();
-  if (now - last_balance_ms_ < 1000) return;
-  last_balance_ms_ = now;
-  const uint64_t used = OriginStateBytes();
-  const uint64_t over = used > budget_.origin_bytes ? used - budget_.origin_bytes : 0;
-  known_.Withhold(over);
-  last_heap_ = heap_reader_();
-  const auto& heap = last_heap_;
-  bool store_at_floor = false;
-  if (heap) {
-    // Only the store's block cache gives: a block it drops is one read
-    // from the page cache or disk. The known-URL cache does not: below
-    // its working set every known link becomes a disk lookup, and at
-    // --memory-mb 400 taking from it halved the new URLs a second
-    // (bench/RESULTS.md run AE).
-    // What the allocator keeps in RAM, not what it has handed out: RSS is
-    // that plus code and stacks. Governed on the bytes handed out, the heap
-    // sat at the budget and RSS up to 83 MB past it at --memory-mb 1200
-    // (size-class waste, metadata, a second of freed pages); on these, peak
-    // RSS was 1,120 MB (bench/RESULTS.md runs AM, AP).
-    const uint64_t withheld = heap_governor_.Update(heap->resident_bytes);
-    const uint64_t want = budget_.store_bytes - std::min(withheld, budget_.store_bytes);
-    store_at_floor = store_->SetCacheCapacity(want) > want;
-  }
-  // The origins in RAM are bounded to fit the origin and known-cache
-  // shares (MemoryBudget::active_origins, ~400 B each); past both, their
-  // rules or names are larger than that allows for.
-  const bool at_floor = known_.max_bytes() == KnownUrlCache::kMinBytes;
-  if (used > budget_.origin_bytes + budget_.known_cache_bytes && at_floor && !said_origins_over_budget_) {
-    said_origins_over_budget_ = true;
-    spdlog::warn("the state of the {} origins in RAM takes {} MB, past what --memory-mb {} gives it "
-                 "(large robots.txt rules?): the frontier's RAM grows past its budget; raise "
-                 "--memory-mb", scheduler_->active_origins(), used >> 20, options_.memory_mb);
-  }
-  if (heap && heap->resident_bytes > budget_.total_bytes + heap_governor_.slack() && store_at_floor &&
-      !said_heap_over_budget_) {
-    said_heap_over_budget_ = true;
-    spdlog::warn("the frontier's heap holds {} MB with the store's cache at its floor, past "
-                 "--memory-mb {}: raise --memory-mb", heap->resident_bytes >> 20, options_.memory_mb);
-  }
-}
-
 void Broker::Maintain() {
   const int64_t now = clock_.NowMs();
-  const int64_t dead_after = options_.link.dead_after_ms();
-  // Silence counts only while this loop runs (at least once a heartbeat):
-  // after the frontier itself stood still (SIGSTOP, a VM pause, swapping),
-  // what its peers sent meanwhile is still arriving, so the gap is not held
-  // against them. Lease deadlines are not moved (they are far longer).
-  const int64_t stalled_ms = last_maintain_ms_ == 0 ? 0 : now - last_maintain_ms_;
-  last_maintain_ms_ = now;
-  if (stalled_ms > 2 * options_.link.heartbeat_ms) {
+  // Lease deadlines are not moved for the frontier's own stall (they are
+  // far longer than a peer's liveness).
+  PeerTable::LivenessCheck check = peers_.CheckLiveness(now);
+  if (check.stalled_ms > 0) {
     ++counters_.own_stalls;
     spdlog::warn("frontier stood still for {} ms; its peers' silence meanwhile is not counted",
-                 stalled_ms);
-    for (auto& [identity, peer] : peers_) peer.last_seen_ms = std::min(now, peer.last_seen_ms + stalled_ms);
+                 check.stalled_ms);
   }
-  for (auto it = peers_.begin(); it != peers_.end();) {
-    Peer& peer = it->second;
-    if (now - peer.last_seen_ms > dead_after) {
-      ++counters_.peers_lost;
-      const uint64_t held = scheduler_->leases_of(peer.identity);
-      spdlog::warn("peer lost id={} silent_ms={} leases_returned={}", peer.sender_id,
-                   now - peer.last_seen_ms, held);
-      scheduler_->ReleaseFetcher(peer.identity, /*count_attempt=*/true);
-      // A writer that is gone waits for nothing; a new one says its state.
-      if (peer.role == v1::PEER_ROLE_WRITER) SetSpaceWait(SpaceWait::Source::kWriter, "");
-      it = peers_.erase(it);
-      continue;
-    }
-    if (now - peer.last_sent_ms >= options_.link.heartbeat_ms) {
-      v1::Envelope heartbeat;
-      heartbeat.mutable_heartbeat();
-      Send(peer, heartbeat);
-    }
-    ++it;
+  for (const Peer& peer : check.lost) {
+    ++counters_.peers_lost;
+    const uint64_t held = scheduler_->leases_of(peer.identity);
+    spdlog::warn("peer lost id={} silent_ms={} leases_returned={}", peer.sender_id,
+                 peer.liveness.silent_ms(now), held);
+    scheduler_->ReleaseFetcher(peer.identity, /*count_attempt=*/true);
+    // A writer that is gone waits for nothing; a new one says its state.
+    if (peer.role == v1::PEER_ROLE_WRITER) SetSpaceWait(SpaceWait::Source::kWriter, "");
+  }
+  for (Peer* peer : check.heartbeat_due) {
+    v1::Envelope heartbeat;
+    heartbeat.mutable_heartbeat();
+    Send(*peer, heartbeat);
   }
   if (!space_wait_.waiting()) scheduler_->ExpireLeases();
 }
@@ -461,13 +381,6 @@ void Broker::AnnounceShutdown(const std::string& reason) {
     Send(peer, envelope);
     peer.told_shutdown = true;
   }
-}
-
-bool Broker::AllFetchersGone() const {
-  for (const auto& [id, peer] : peers_) {
-    if (peer.role == v1::PEER_ROLE_FETCHER || peer.role == v1::PEER_ROLE_WRITER) return false;
-  }
-  return true;
 }
 
 int Broker::PollTimeoutMs() const {
@@ -536,7 +449,7 @@ Status Broker::Step(int max_wait_ms, bool* done) {
                  });
   if (items[1].revents & ZMQ_POLLIN) DrainAdmissions();
   Maintain();
-  BalanceMemory();
+  memory_.Balance(OriginStateBytes(), scheduler_->active_origins());
   QueueDueRefetches();
   Dispatch();
   CommitState(/*force=*/false);
@@ -560,7 +473,7 @@ Status Broker::Step(int max_wait_ms, bool* done) {
   if (finished_) {
     AnnounceShutdown("crawl finished");  // peers that joined since
     if (options_.exit_when_done &&
-        (AllFetchersGone() || now - shutdown_started_ms_ > options_.shutdown_grace_ms)) {
+        (!peers_.AnyWorker() || now - shutdown_started_ms_ > options_.shutdown_grace_ms)) {
       WriteSummary();
       *done = true;
     }

@@ -1,21 +1,28 @@
-// Broker: the frontier's main loop. Owns the ROUTER socket that fetchers,
-// the writer and status tools talk to, the CrawlScheduler, and the
-// LinkAdmitter threads; detects dead peers by heartbeat and the end of the
-// crawl (nothing waiting, nothing leased, no links being admitted).
+// Broker: the frontier's main loop, and the coordinator of its parts. Owns
+// the ROUTER socket that fetchers, the writer and status tools talk to, and
+// wires what each message means to the part that keeps it:
+//   PeerTable       who is connected, and who is lost (heartbeats)
+//   CrawlScheduler  the queues, leases, retries and politeness
+//   LinkAdmitter    reported links through the scope and the seen set
+//   MemoryBalancer  RAM within --memory-mb across the parts
+//   CounterRegistry every count, once, for the summary, metrics and status
+// and decides the end of the crawl (nothing waiting, nothing leased, no
+// links being admitted). broker.cc routes; broker_state.cc records,
+// broker_reports.cc defines the counts, broker_refetch.cc and
+// broker_recrawl.cc are a continuous crawl's and a recrawl's inputs.
 //
 // Runs on one thread (the socket's owner). Everything it shares with other
 // threads goes through LinkAdmitter (jobs in, results via eventfd).
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <zmq.hpp>
 
 #include "common/clock.h"
+#include "common/counter_registry.h"
 #include "common/free_space.h"
 #include "common/heap_stats.h"
 #include "common/metrics_server.h"
@@ -23,11 +30,11 @@
 #include "frontier/admission_limits.h"
 #include "frontier/crawl_scheduler.h"
 #include "frontier/frontier_options.h"
-#include "frontier/heap_governor.h"
 #include "frontier/known_url_cache.h"
 #include "frontier/link_admitter.h"
+#include "frontier/memory_balancer.h"
 #include "frontier/memory_budget.h"
-#include "frontier/peer.h"
+#include "frontier/peer_table.h"
 #include "frontier/refetch_schedule.h"
 #include "frontier/scope_policy.h"
 #include "frontier/seen_set.h"
@@ -90,8 +97,11 @@ class Broker {
   const KnownUrlCache& known_urls() const { return known_; }
   SeenSetCounters seen_counters() const { return seen_->counters(); }
   uint64_t store_cache_capacity() const { return store_->cache_capacity(); }
-  // Where BalanceMemory reads the heap (ReadHeapStats; tests give figures).
-  void set_heap_reader(std::function<std::optional<HeapStats>()> reader) { heap_reader_ = std::move(reader); }
+  // Where MemoryBalancer reads the heap (ReadHeapStats; tests give figures).
+  void set_heap_reader(MemoryBalancer::HeapReader reader) { memory_.set_heap_reader(std::move(reader)); }
+  // Every count the summary, the metrics and the status reply export
+  // (defined once each in broker_reports.cc; filled in by Start).
+  const CounterRegistry& counter_registry() const { return registry_; }
 
  private:
   void HandleMessage(const std::string& identity, std::string_view payload);
@@ -120,19 +130,18 @@ class Broker {
   // When the next refetch is due on the monotonic clock (INT64_MAX: none).
   int64_t NextRefetchMs() const;
   void Dispatch();
-  void Maintain();  // heartbeats, dead peers, lease expiry
-  // Withholds from the known-URL cache what the per-origin state takes past
-  // its share of the budget (memory_budget.h), and from the store's block
-  // cache what the allocator's heap holds past --memory-mb (HeapGovernor);
-  // says once if even that cannot hold it. At most once a second.
-  void BalanceMemory();
+  // Acts on PeerTable's liveness check (lost peers' leases back, the
+  // heartbeats owed), then expires leases.
+  void Maintain();
   // RAM of the state that grows with the origins a crawl knows.
   uint64_t OriginStateBytes() const;
   // A source of the space wait changed (`detail` empty: it has room).
   void SetSpaceWait(SpaceWait::Source source, const std::string& detail);
   void AnnounceShutdown(const std::string& reason);
-  bool AllFetchersGone() const;
   void LogProgress(bool final);
+  // Defines every count in registry_ (broker_reports.cc), once the parts
+  // it reads exist.
+  void DefineCounters();
   void WriteSummary() const;
   void PublishMetrics();
   // False (counted, logged) if the envelope could not be queued for the peer.
@@ -150,21 +159,13 @@ class Broker {
   std::unique_ptr<ScopePolicy> scope_;
   std::unique_ptr<FreeSpaceGuard> state_space_;  // the state folder's free-space floor
   SpaceWait space_wait_;  // the writer's output or our state folder is full
-  int64_t last_maintain_ms_ = 0;  // when Maintain last ran (own stalls)
-  int64_t last_balance_ms_ = 0;   // when BalanceMemory last ran
-  bool said_origins_over_budget_ = false;
-  bool said_heap_over_budget_ = false;
   v1::NetworkPolicy network_policy_;  // sent to each fetcher that says Ready
   const MemoryBudget budget_;
   // Declared before what points at it. Always present: without --state it
   // lives in a temporary folder deleted on exit (one engine, one code path).
   std::unique_ptr<UrlStore> store_;
   KnownUrlCache known_;
-  // What the heap holds past --memory-mb, withheld from the store's block
-  // cache (BalanceMemory).
-  HeapGovernor heap_governor_;
-  std::function<std::optional<HeapStats>()> heap_reader_ = ReadHeapStats;
-  std::optional<HeapStats> last_heap_;  // BalanceMemory's reading, published as metrics
+  MemoryBalancer memory_;  // withholds from known_ and the store's cache
   std::unique_ptr<SeenSet> seen_;
   std::unique_ptr<CrawlScheduler> scheduler_;
   std::unique_ptr<RefetchSchedule> refetch_;  // a continuous crawl's only
@@ -180,7 +181,7 @@ class Broker {
   std::unique_ptr<MetricsServer> metrics_;  // null unless --metrics-port
   int64_t last_metrics_ms_ = 0;
 
-  std::map<std::string, Peer> peers_;  // by routing id
+  PeerTable peers_;
   std::string last_dispatched_;        // round-robin cursor over fetchers
 
   BrokerCounters counters_;
@@ -190,6 +191,7 @@ class Broker {
   int64_t last_progress_ms_ = 0;
   uint64_t done_at_last_progress_ = 0;
   double pages_per_second_ = 0;
+  CounterRegistry registry_;
 };
 
 }  // namespace zcrawl::frontier

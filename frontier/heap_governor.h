@@ -10,7 +10,7 @@
 // stacks; the bytes handed out left RSS up to 83 MB past the budget at
 // 1200 MB, runs AM and AP) and withholds what is past the budget from the
 // part that gives RAM back at once and cheaply: the store's block cache
-// (Broker::BalanceMemory applies it; the known-URL cache is not asked, as
+// (MemoryBalancer applies it; the known-URL cache is not asked, as
 // below its working set every known link costs a disk lookup).
 //
 // A controller, not a formula: what is withheld rises by what the heap is

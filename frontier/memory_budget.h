@@ -26,7 +26,7 @@
 // The per-origin state grows with the origins that have something due
 // (~330 B each without robots rules; an origin with nothing due is parked
 // in the store and costs nothing: origin_table.h): past its share it is
-// withheld from the known-URL cache (Broker::BalanceMemory), the one part
+// withheld from the known-URL cache (MemoryBalancer), the one part
 // that can give RAM back without losing anything (a known URL it drops
 // costs a disk lookup). The origins with URLs queued that RAM holds at once
 // are bounded (`active_origins`: the origin and known-cache shares over

@@ -32,7 +32,7 @@ Status PeerLink::Connect() {
   if (Status s = zcrawl::Connect(socket_, settings_.endpoint); !s.ok()) return s;
   const int64_t now = clock_.NowMs();
   last_connect_ms_ = now;
-  last_seen_ms_ = now;  // grace period before declaring the new peer dead
+  liveness_.Heard(now);  // grace period before declaring the new peer dead
   return Status::Ok();
 }
 
@@ -40,7 +40,7 @@ bool PeerLink::ReconnectIfDue() {
   const int64_t now = clock_.NowMs();
   if (now - last_connect_ms_ < backoff_ms_) return false;
   spdlog::warn("{} silent for {} ms; reconnecting endpoint={} backoff_ms={}", settings_.name,
-               now - last_seen_ms_, settings_.endpoint, backoff_ms_);
+               liveness_.silent_ms(now), settings_.endpoint, backoff_ms_);
   backoff_ms_ = std::min(backoff_ms_ * 2, settings_.timing.reconnect_max_ms);
   socket_.close();
   if (Status s = Connect(); !s.ok()) {
@@ -52,22 +52,22 @@ bool PeerLink::ReconnectIfDue() {
 
 Status PeerLink::Send(v1::Envelope& envelope) {
   Status s = SendFrame(socket_, codec_.EncodeMessage(envelope));
-  if (s.ok()) last_sent_ms_ = clock_.NowMs();
+  if (s.ok()) liveness_.Sent(clock_.NowMs());
   return s;
 }
 
 void PeerLink::HeartbeatIfIdle(v1::Envelope heartbeat) {
-  if (clock_.NowMs() - last_sent_ms_ < settings_.timing.heartbeat_ms) return;
+  if (!liveness_.HeartbeatDue(clock_.NowMs(), settings_.timing)) return;
   Send(heartbeat).IgnoreError();  // a full queue means the peer is busy, not gone
 }
 
 void PeerLink::MarkSeen() {
-  last_seen_ms_ = clock_.NowMs();
+  liveness_.Heard(clock_.NowMs());
   backoff_ms_ = settings_.timing.reconnect_min_ms;
 }
 
 bool PeerLink::PeerSilentTooLong() const {
-  return clock_.NowMs() - last_seen_ms_ > settings_.timing.dead_after_ms();
+  return liveness_.Dead(clock_.NowMs(), settings_.timing);
 }
 
 }  // namespace zcrawl

@@ -16,6 +16,7 @@
 #include "common/status.h"
 #include "net/envelope_codec.h"
 #include "net/liveness_options.h"
+#include "net/peer_liveness.h"
 #include "net/security_options.h"
 
 namespace zcrawl {
@@ -55,8 +56,7 @@ class PeerLink {
   EnvelopeCodec& codec_;
   const Clock& clock_;
   zmq::socket_t socket_;
-  int64_t last_seen_ms_ = 0;
-  int64_t last_sent_ms_ = 0;
+  PeerLiveness liveness_;
   int64_t last_connect_ms_ = 0;
   int64_t backoff_ms_;
 };

@@ -1,12 +1,9 @@
 #include "writer/writer_node.h"
 
-#include <fstream>
-
-#include "common/json_writer.h"
-
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include <spdlog/spdlog.h>
 
@@ -27,7 +24,55 @@ WriterNode::WriterNode(const WriterOptions& options, zmq::context_t& context, co
       codec_(MakeRunId("writer")),
       sinks_(std::move(sinks)),
       wants_(sinks_.Wants()),
-      output_space_(options.sink.out_dir, options.min_free_mb, clock) {}
+      output_space_(options.sink.out_dir, options.min_free_mb, clock) {
+  DefineCounters();
+}
+
+void WriterNode::DefineCounters() {
+  constexpr CounterKind kCounter = CounterKind::kCounter;
+  CounterRegistry& r = registry_;
+  // In the summary's order; the metrics and the status reply take theirs
+  // from it too.
+  r.Add({.summary_key = "stored", .metric = "zcrawl_writer_pages_stored_total", .kind = kCounter,
+         .help = "Pages made durable", .status = StatusField(&v1::StatusReply::set_pages_stored),
+         .read = [this] { return counters_.pages_stored; }});
+  r.Add({.summary_key = "duplicates", .metric = "zcrawl_writer_duplicates_total", .kind = kCounter,
+         .help = "Pages acknowledged as already stored", .status = StatusField(&v1::StatusReply::set_duplicates),
+         .read = [this] { return counters_.duplicates; }});
+  r.Add({.summary_key = "bytes", .metric = "zcrawl_writer_bytes_stored_total", .kind = kCounter,
+         .help = "Body bytes written", .status = StatusField(&v1::StatusReply::set_bytes_stored),
+         .read = [this] { return counters_.bytes_stored; }});
+  r.Add({.summary_key = "revisits", .kind = kCounter, .help = "Revisit records written for unchanged payloads",
+         .read = [this] { return sinks_.dedup_counts().revisits; }});
+  r.Add({.summary_key = "revisit_bytes_saved", .kind = kCounter, .help = "Payload bytes the revisit records left out",
+         .read = [this] { return sinks_.dedup_counts().bytes_saved; }});
+  r.Add({.metric = "zcrawl_writer_write_errors_total", .kind = kCounter, .help = "Failed writes or flushes",
+         .read = [this] { return counters_.write_errors; }});
+  r.Add({.metric = "zcrawl_writer_flushes_total", .kind = kCounter, .help = "Group commits",
+         .read = [this] { return counters_.flushes; }});
+  r.Add({.metric = "zcrawl_writer_fetcher_warc_blocks_total", .kind = kCounter,
+         .help = "Pages written that came with WARC blocks compressed by their fetcher",
+         .read = [this] { return counters_.fetcher_warc_blocks; }});
+  r.Add({.metric = "zcrawl_writer_bodies_omitted_total", .kind = kCounter,
+         .help = "Pages that came without their body (no sink reads bodies)",
+         .read = [this] { return counters_.bodies_omitted; }});
+  r.Add({.metric = "zcrawl_writer_bodies_restored_total", .kind = kCounter,
+         .help = "Pages sent without their body whose body a sink needed, inflated from the WARC block",
+         .read = [this] { return counters_.bodies_restored; }});
+  r.Add({.metric = "zcrawl_writer_malformed_messages_total", .kind = kCounter, .help = "Messages dropped as malformed",
+         .status = StatusField(&v1::StatusReply::set_malformed_messages),
+         .read = [this] { return counters_.malformed_messages; }});
+  r.Add({.metric = "zcrawl_writer_waiting_for_space", .kind = CounterKind::kGauge,
+         .help = "1 while the writer waits for disk space",
+         .read = [this] { return uint64_t{waiting_for_space_.empty() ? 0u : 1u}; }});
+  r.Add({.metric = "zcrawl_writer_space_waits_total", .kind = kCounter, .help = "Times the writer ran out of space",
+         .read = [this] { return counters_.space_waits; }});
+  r.Add({.metric = "zcrawl_writer_pages_deferred_total", .kind = kCounter,
+         .help = "Pages left to their fetchers while out of space", .read = [this] { return counters_.pages_deferred; }});
+  r.Add({.metric = "zcrawl_writer_frontier_lost_total", .kind = kCounter,
+         .help = "Times the frontier went silent past liveness x heartbeat",
+         .read = [this] { return counters_.frontier_lost; }});
+}
 
 WriterNode::~WriterNode() { CloseSinks().IgnoreError(); }
 
@@ -221,10 +266,7 @@ void WriterNode::HandleFetcherMessage(const std::string& identity, std::string_v
     case v1::Envelope::kStatusRequest: {
       v1::Envelope reply;
       auto* status = reply.mutable_status_reply();
-      status->set_pages_stored(counters_.pages_stored);
-      status->set_bytes_stored(counters_.bytes_stored);
-      status->set_duplicates(counters_.duplicates);
-      status->set_malformed_messages(counters_.malformed_messages);
+      registry_.FillStatus(*status);
       status->set_waiting_for_space(waiting_for_space_);
       Send(identity, reply);
       break;
@@ -341,26 +383,7 @@ void WriterNode::PublishMetrics() {
   const int64_t now = clock_.NowMs();
   if (!metrics_ || now - last_metrics_ms_ < 1000) return;
   last_metrics_ms_ = now;
-  std::string out;
-  AppendMetric(out, "zcrawl_writer_pages_stored_total", "counter", "Pages made durable", counters_.pages_stored);
-  AppendMetric(out, "zcrawl_writer_bytes_stored_total", "counter", "Body bytes written", counters_.bytes_stored);
-  AppendMetric(out, "zcrawl_writer_duplicates_total", "counter", "Pages acknowledged as already stored", counters_.duplicates);
-  AppendMetric(out, "zcrawl_writer_write_errors_total", "counter", "Failed writes or flushes", counters_.write_errors);
-  AppendMetric(out, "zcrawl_writer_flushes_total", "counter", "Group commits", counters_.flushes);
-  AppendMetric(out, "zcrawl_writer_fetcher_warc_blocks_total", "counter",
-               "Pages written that came with WARC blocks compressed by their fetcher",
-               counters_.fetcher_warc_blocks);
-  AppendMetric(out, "zcrawl_writer_bodies_omitted_total", "counter",
-               "Pages that came without their body (no sink reads bodies)", counters_.bodies_omitted);
-  AppendMetric(out, "zcrawl_writer_bodies_restored_total", "counter",
-               "Pages sent without their body whose body a sink needed, inflated from the WARC block",
-               counters_.bodies_restored);
-  AppendMetric(out, "zcrawl_writer_malformed_messages_total", "counter", "Messages dropped as malformed", counters_.malformed_messages);
-  AppendMetric(out, "zcrawl_writer_waiting_for_space", "gauge", "1 while the writer waits for disk space", waiting_for_space_.empty() ? 0 : 1);
-  AppendMetric(out, "zcrawl_writer_space_waits_total", "counter", "Times the writer ran out of space", counters_.space_waits);
-  AppendMetric(out, "zcrawl_writer_pages_deferred_total", "counter", "Pages left to their fetchers while out of space", counters_.pages_deferred);
-  AppendMetric(out, "zcrawl_writer_frontier_lost_total", "counter", "Times the frontier went silent past liveness x heartbeat", counters_.frontier_lost);
-  metrics_->Publish(std::move(out));
+  metrics_->Publish(registry_.MetricsText());
 }
 
 Status WriterNode::CloseSinks() { return sinks_.Close(); }
@@ -373,18 +396,10 @@ Status WriterNode::Run() {
   return closed_;
 }
 
-void WriterNode::WriteSummary(const Sink::DedupCounts& dedup) const {
+void WriterNode::WriteSummary() const {
   if (options_.summary_file.empty()) return;
-  JsonWriter json;
-  json.BeginObject()
-      .Key("stored").Uint(counters_.pages_stored)
-      .Key("duplicates").Uint(counters_.duplicates)
-      .Key("bytes").Uint(counters_.bytes_stored)
-      .Key("revisits").Uint(dedup.revisits)
-      .Key("revisit_bytes_saved").Uint(dedup.bytes_saved)
-      .EndObject();
   std::ofstream out(options_.summary_file, std::ios::trunc);
-  out << json.str() << "\n";
+  out << registry_.SummaryJson() << "\n";
   if (!out.flush()) spdlog::warn("cannot write summary file={}", options_.summary_file);
 }
 
@@ -406,7 +421,7 @@ Status WriterNode::Step(int max_wait_ms, bool* done) {
                  counters_.pages_stored, counters_.duplicates, counters_.bytes_stored, counters_.flushes,
                  counters_.fetcher_warc_blocks, counters_.bodies_omitted, counters_.bodies_restored,
                  counters_.space_waits, counters_.pages_deferred, dedup.revisits, dedup.bytes_saved);
-    WriteSummary(dedup);
+    WriteSummary();
     *done = true;
     return Status::Ok();
   }

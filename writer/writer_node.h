@@ -39,6 +39,7 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
+#include "common/counter_registry.h"
 #include "common/free_space.h"
 #include "common/metrics_server.h"
 #include "common/status.h"
@@ -97,6 +98,8 @@ class WriterNode {
   const Status& closed() const { return closed_; }
 
   const WriterCounters& counters() const { return counters_; }
+  // Every count the summary, the metrics and the status reply export.
+  const CounterRegistry& counter_registry() const { return registry_; }
 
  private:
   struct PendingAck {
@@ -144,7 +147,10 @@ class WriterNode {
   EnvelopeCodec codec_;
   SinkGroup sinks_;
   // --summary-file at exit (WriterOptions::summary_file).
-  void WriteSummary(const Sink::DedupCounts& dedup) const;
+  void WriteSummary() const;
+  // Defines every count in registry_, once: the summary, the metrics and
+  // the status reply read them there.
+  void DefineCounters();
   v1::WriterWants wants_;  // in every answer to a fetcher
   std::unique_ptr<ZapAuthenticator> zap_;
   zmq::socket_t socket_;    // ROUTER for fetchers
@@ -165,6 +171,7 @@ class WriterNode {
   Status begin_status_;                // BeginFlush's outcome for in_flight_
   bool shutdown_received_ = false;
   WriterCounters counters_;
+  CounterRegistry registry_;
   std::unique_ptr<MetricsServer> metrics_;
   int64_t last_metrics_ms_ = 0;
 };

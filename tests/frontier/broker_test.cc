@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <zmq.hpp>
 
 #include "common/clock.h"
@@ -266,6 +269,59 @@ TEST_F(BrokerTest, EveryInScopeReportedLinkIsOneSeenCheckEvenWhenTheCacheAnswers
   EXPECT_EQ(second.checks - first.checks, 2u);
   EXPECT_EQ(second.admitted - first.admitted, 1u);
   EXPECT_EQ(broker_->counters().links_duplicate, 3u);
+}
+
+// The counts the Broker defines, as its three reports export them: the
+// summary's keys in their documented order, each metric once, the status
+// reply's counts with the values the scheduler holds.
+TEST_F(BrokerTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
+  zmq::socket_t fetcher = JoinFetcher("fetcher-1", 1);
+  ASSERT_TRUE(NextBatch(fetcher).has_value());
+  const CounterRegistry& registry = broker_->counter_registry();
+
+  const auto summary = nlohmann::ordered_json::parse(registry.SummaryJson());
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : summary.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "finished", "done", "failed", "waiting", "leased", "retried", "seen", "origins", "seconds",
+                      "status_classes", "failure_reasons", "retry_reasons", "top_hosts", "failing_hosts", "resumed",
+                      "already_finished", "links", "malformed_messages", "peers_lost", "leases_not_held",
+                      "stale_reports", "own_stalls", "space_waits", "waited_for_space_ms", "memory"}))
+      << "no refetches object outside a continuous crawl";
+  std::vector<std::string> links, memory;
+  for (const auto& [key, value] : summary["links"].items()) links.push_back(key);
+  for (const auto& [key, value] : summary["memory"].items()) memory.push_back(key);
+  EXPECT_EQ(links, (std::vector<std::string>{"reported", "invalid", "out_of_scope", "over_limit"}));
+  EXPECT_EQ(memory, (std::vector<std::string>{"budget_mb", "peak_rss_kb", "queue_refills", "queue_errors",
+                                              "seen_checks", "seen_disk_lookups", "store_disk_bytes",
+                                              "state_write_errors"}));
+  EXPECT_EQ(summary["leased"].get<uint64_t>(), 1u);
+  EXPECT_EQ(summary["waiting"].get<uint64_t>(), 1u);
+
+  std::map<std::string, int> samples;
+  int helps = 0;
+  std::istringstream metrics(registry.MetricsText());
+  for (std::string line; std::getline(metrics, line);) {
+    if (line.rfind("# HELP ", 0) == 0) ++helps;
+    if (line.empty() || line[0] == '#') continue;
+    ++samples[line.substr(0, line.find(' '))];
+  }
+  EXPECT_GE(samples.size(), 45u);
+  EXPECT_EQ(helps, static_cast<int>(samples.size()));
+  for (const auto& [name, n] : samples) EXPECT_EQ(n, 1) << name;
+  for (const char* name : {"zcrawl_frontier_urls_leased", "zcrawl_frontier_urls_done_total",
+                           "zcrawl_frontier_fetchers", "zcrawl_frontier_links_duplicate_total",
+                           "zcrawl_frontier_pages_per_second"}) {
+    EXPECT_EQ(samples.count(name), 1u) << name;
+  }
+
+  v1::StatusReply reply;
+  registry.FillStatus(reply);
+  EXPECT_EQ(reply.leased(), 1u);
+  EXPECT_EQ(reply.waiting(), 1u);
+  EXPECT_EQ(reply.hosts(), 2u);
+  EXPECT_EQ(reply.seen(), 2u);
+  EXPECT_FALSE(reply.finished());
 }
 
 // The second test needs two URLs of one host a politeness delay apart, so

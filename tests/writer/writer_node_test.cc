@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <optional>
 #include <zmq.hpp>
 
@@ -133,6 +136,41 @@ TEST_F(WriterNodeTest, APageResentAfterALostAckIsStoredOnceAndAcknowledgedAsADup
   int count = 0;
   for (std::string line; std::getline(lines, line);) count += !line.empty();
   EXPECT_EQ(count, 1) << "stored twice";
+}
+
+// The writer's counts as its three reports export them: the summary's keys
+// in their order, each metric once, and a count (a malformed message sent
+// by a test socket) with the same value in the metrics and the status reply.
+TEST_F(WriterNodeTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
+  zmq::socket_t fetcher(context_, zmq::socket_type::dealer);
+  fetcher.set(zmq::sockopt::linger, 0);
+  fetcher.connect(options_.bind);
+  fetcher.send(zmq::str_buffer("not an envelope"), zmq::send_flags::none);
+  for (int turn = 0; turn < 200 && writer_->counters().malformed_messages == 0; ++turn) Step();
+  const CounterRegistry& registry = writer_->counter_registry();
+
+  const auto summary = nlohmann::ordered_json::parse(registry.SummaryJson());
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : summary.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"stored", "duplicates", "bytes", "revisits", "revisit_bytes_saved"}));
+
+  std::map<std::string, std::string> samples;  // name -> value
+  int lines = 0;
+  std::istringstream metrics(registry.MetricsText());
+  for (std::string line; std::getline(metrics, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    ++lines;
+    samples[line.substr(0, line.find(' '))] = line.substr(line.find(' ') + 1);
+  }
+  EXPECT_EQ(lines, 13);
+  EXPECT_EQ(samples.size(), 13u) << "each metric once";
+  EXPECT_EQ(samples["zcrawl_writer_malformed_messages_total"], "1");
+  EXPECT_EQ(samples["zcrawl_writer_pages_stored_total"], "0");
+
+  v1::StatusReply reply;
+  registry.FillStatus(reply);
+  EXPECT_EQ(reply.malformed_messages(), 1u);
+  EXPECT_EQ(reply.pages_stored(), 0u);
 }
 
 }  // namespace
