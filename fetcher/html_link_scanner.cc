@@ -1,3 +1,5 @@
+// Over 500 lines on purpose: one HTML tokenizer and the tree-builder guard it
+// feeds, which share the input position, the current tag and the failure.
 #include "fetcher/html_link_scanner.h"
 
 #include <algorithm>
