@@ -19,8 +19,6 @@ using namespace url_internal;
 
 namespace {
 
-constexpr size_t kNpos = std::string_view::npos;
-
 // Windows drive letter: ASCII alpha then ':' or '|'.
 bool IsWindowsDriveLetter(std::string_view s) {
   return s.size() == 2 && IsAsciiAlpha(static_cast<uint8_t>(s[0])) &&
