@@ -269,7 +269,8 @@ class DepthEstimator {
         CloseInScope({rules_.td, rules_.th}, kTableBoundary, rules_.tr);
         break;
       case Rule::kTableSection:
-        CloseInScope({rules_.thead, rules_.tbody, rules_.tfoot}, kTableBoundary);
+        CloseInScope({rules_.thead, rules_.tbody, rules_.tfoot},
+                     kTableBoundary);
         break;
       case Rule::kSelfClosing:
         CloseInScope({info.id}, kScopeBoundary);
@@ -284,7 +285,8 @@ class DepthEstimator {
   // Skips the contents of a raw text element whose name is in name_.
   size_t SkipRawText(size_t pos) const {
     const size_t end = FindTextEndTag(html_, pos, name_);
-    return end == std::string_view::npos ? html_.size() : SkipPast(end + 2 + name_.size(), ">");
+    if (end == std::string_view::npos) return html_.size();
+    return SkipPast(end + 2 + name_.size(), ">");
   }
 
   // Pops up to and including the topmost element whose id is in `targets`,
