@@ -12,6 +12,9 @@
 
 namespace zcrawl::url_internal {
 
+// "Not found", as std::string_view's searches say it; for the url*.cc files.
+inline constexpr size_t kNpos = std::string_view::npos;
+
 // The IPv4 parser of the URL Standard (decimal, octal and hex parts, fewer
 // than four parts allowed); false if `s` is not a valid IPv4 host.
 bool ParseIpv4(std::string_view s, uint32_t* address);

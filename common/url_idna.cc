@@ -6,8 +6,6 @@
 
 namespace zcrawl::url_internal {
 
-constexpr size_t kNpos = std::string_view::npos;
-
 //
 // libidn2 implements IDNA2008 lookup plus the UTS #46 mapping. UTS #46 as the
 // URL Standard uses it is more lenient in three ways, handled here:

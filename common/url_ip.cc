@@ -4,7 +4,6 @@
 
 namespace zcrawl::url_internal {
 
-constexpr size_t kNpos = std::string_view::npos;
 constexpr int kEof = -1;
 
 namespace {

@@ -1,7 +1,7 @@
 // The parser's states, in the order the URL Standard lists them; the host
-// helpers are in url_ip.cc and url_idna.cc. A little over 500 lines on
-// purpose: one state machine, read against the Standard's one list of
-// states; split, one algorithm would be in several files.
+// helpers are in url_ip.cc and url_idna.cc.
+// Over 500 lines on purpose: one state machine, read against the Standard's
+// one list of states; split, one algorithm would be in several files.
 #include "common/url_parser.h"
 
 #include <array>
@@ -18,8 +18,6 @@ namespace zcrawl {
 using namespace url_internal;
 
 namespace {
-
-constexpr size_t kNpos = std::string_view::npos;
 
 // Windows drive letter: ASCII alpha then ':' or '|'.
 bool IsWindowsDriveLetter(std::string_view s) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/ascii.h"
+#include "fetcher/html_syntax.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -40,39 +41,37 @@ enum Flag : uint8_t {
   kForeign = 16,       // svg, math: self-closing tags are honoured inside
 };
 
-struct TagInfo {
+struct ElementRule {
   uint16_t id;
   Rule rule;
   uint8_t flags;
 };
 
-struct TagTable {
-  std::unordered_map<std::string_view, TagInfo> by_name;
+struct ElementRules {
+  std::unordered_map<std::string_view, ElementRule> by_name;
   uint16_t p, li, dd, dt, option, optgroup, tr, td, th, tbody, thead, tfoot;
   uint16_t size;
 
   uint16_t Id(std::string_view name) const { return by_name.at(name).id; }
 };
 
-const TagTable& Tags() {
-  static const TagTable* const kTable = [] {
-    auto* t = new TagTable();
+const ElementRules& Rules() {
+  static const ElementRules* const kTable = [] {
+    auto* t = new ElementRules();
     uint16_t next = 0;
     const auto add = [&](std::initializer_list<std::string_view> names,
                          Rule rule, uint8_t flags = 0) {
       for (std::string_view name : names) {
-        t->by_name.emplace(name, TagInfo{next++, rule, flags});
+        t->by_name.emplace(name, ElementRule{next++, rule, flags});
       }
     };
-    add({"area", "base", "basefont", "bgsound", "br", "col", "embed", "frame",
-         "hr", "image", "img", "input", "keygen", "link", "meta", "param",
-         "source", "track", "wbr"},
-        Rule::kVoid);
+    for (std::string_view name : kVoidElements) add({name}, Rule::kVoid);
     add({"html", "head", "body"}, Rule::kIgnore);
-    add({"script", "style", "textarea", "title", "xmp", "iframe", "noembed",
-         "noframes"},
-        Rule::kRawText);
-    add({"plaintext"}, Rule::kPlaintext);
+    for (std::string_view name : kRawTextElements) add({name}, Rule::kRawText);
+    for (std::string_view name : kEscapableRawTextElements) {
+      add({name}, Rule::kRawText);
+    }
+    add({kPlaintextElement}, Rule::kPlaintext);
     add({"address", "article", "aside", "blockquote", "center", "details",
          "dialog", "div", "fieldset", "figcaption", "figure", "footer", "form",
          "header", "hgroup", "listing", "main", "nav", "p", "pre", "search",
@@ -112,19 +111,15 @@ const TagTable& Tags() {
   return *kTable;
 }
 
-bool IsAsciiAlpha(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 // Distinct unknown tag names we remember; beyond this they share one id.
 constexpr size_t kMaxDynamicNames = 4096;
 
 class DepthEstimator {
  public:
   DepthEstimator(std::string_view html, size_t max_depth)
-      : html_(html), max_depth_(max_depth), tags_(Tags()) {
-    counts_.resize(tags_.size + 1, 0);
-    overflow_id_ = tags_.size;
+      : html_(html), max_depth_(max_depth), rules_(Rules()) {
+    counts_.resize(rules_.size + 1, 0);
+    overflow_id_ = rules_.size;
   }
 
   size_t Run() {
@@ -166,8 +161,7 @@ class DepthEstimator {
   // position after it.
   size_t ReadName(size_t pos) {
     name_.clear();
-    while (pos < html_.size() && !IsAsciiWhitespace(html_[pos]) &&
-           html_[pos] != '/' && html_[pos] != '>') {
+    while (pos < html_.size() && !EndsTagName(html_[pos])) {
       name_.push_back(ToLowerAscii(html_[pos]));
       ++pos;
     }
@@ -204,9 +198,9 @@ class DepthEstimator {
     return html_.size();
   }
 
-  TagInfo Lookup() {
-    const auto known = tags_.by_name.find(name_);
-    if (known != tags_.by_name.end()) return known->second;
+  ElementRule Lookup() {
+    const auto known = rules_.by_name.find(name_);
+    if (known != rules_.by_name.end()) return known->second;
     const auto dynamic = dynamic_ids_.find(name_);
     if (dynamic != dynamic_ids_.end()) return {dynamic->second, Rule::kNest, 0};
     if (dynamic_ids_.size() >= kMaxDynamicNames) {
@@ -225,7 +219,7 @@ class DepthEstimator {
     pos = ReadName(pos + 2);
     bool self_closing = false;
     pos = SkipAttributes(pos, &self_closing);
-    const TagInfo info = Lookup();
+    const ElementRule info = Lookup();
     if (counts_[info.id] > 0) PopThrough(info.id);
     return pos;
   }
@@ -234,7 +228,7 @@ class DepthEstimator {
     pos = ReadName(pos + 1);
     bool self_closing = false;
     pos = SkipAttributes(pos, &self_closing);
-    const TagInfo info = Lookup();
+    const ElementRule info = Lookup();
     if (foreign_depth_ > 0) {
       // SVG/MathML: no raw text, no implied end tags; "/>" closes.
       if (!self_closing && info.rule != Rule::kVoid) Push(info);
@@ -249,33 +243,34 @@ class DepthEstimator {
       case Rule::kPlaintext:
         return html_.size();
       case Rule::kClosesP:
-        CloseInScope({tags_.p}, kScopeBoundary);
+        CloseInScope({rules_.p}, kScopeBoundary);
         break;
       case Rule::kHeading:
-        CloseInScope({tags_.p}, kScopeBoundary);
+        CloseInScope({rules_.p}, kScopeBoundary);
         if (!stack_.empty() && stack_.back().rule == Rule::kHeading) Pop();
         break;
       case Rule::kListItem:
-        CloseInScope({tags_.li}, kScopeBoundary | kListBoundary);
+        CloseInScope({rules_.li}, kScopeBoundary | kListBoundary);
         break;
       case Rule::kDefinition:
-        CloseInScope({tags_.dd, tags_.dt}, kScopeBoundary | kDefBoundary);
+        CloseInScope({rules_.dd, rules_.dt}, kScopeBoundary | kDefBoundary);
         break;
       case Rule::kOption:
-        if (!stack_.empty() && stack_.back().id == tags_.option) Pop();
+        if (!stack_.empty() && stack_.back().id == rules_.option) Pop();
         break;
       case Rule::kOptgroup:
-        if (!stack_.empty() && stack_.back().id == tags_.option) Pop();
-        if (!stack_.empty() && stack_.back().id == tags_.optgroup) Pop();
+        if (!stack_.empty() && stack_.back().id == rules_.option) Pop();
+        if (!stack_.empty() && stack_.back().id == rules_.optgroup) Pop();
         break;
       case Rule::kRow:
-        CloseInScope({tags_.tr}, kTableBoundary);
+        CloseInScope({rules_.tr}, kTableBoundary);
         break;
       case Rule::kCell:
-        CloseInScope({tags_.td, tags_.th}, kTableBoundary, tags_.tr);
+        CloseInScope({rules_.td, rules_.th}, kTableBoundary, rules_.tr);
         break;
       case Rule::kTableSection:
-        CloseInScope({tags_.thead, tags_.tbody, tags_.tfoot}, kTableBoundary);
+        CloseInScope({rules_.thead, rules_.tbody, rules_.tfoot},
+                     kTableBoundary);
         break;
       case Rule::kSelfClosing:
         CloseInScope({info.id}, kScopeBoundary);
@@ -288,23 +283,10 @@ class DepthEstimator {
   }
 
   // Skips the contents of a raw text element whose name is in name_.
-  size_t SkipRawText(size_t pos) {
-    const std::string name = name_;
-    while (true) {
-      const size_t close = html_.find("</", pos);
-      if (close == std::string_view::npos) return html_.size();
-      pos = close + 2;
-      if (html_.size() - pos < name.size()) return html_.size();
-      bool match = true;
-      for (size_t i = 0; i < name.size() && match; ++i) {
-        match = ToLowerAscii(html_[pos + i]) == name[i];
-      }
-      const size_t after = pos + name.size();
-      if (match && (after == html_.size() || IsAsciiWhitespace(html_[after]) ||
-                    html_[after] == '/' || html_[after] == '>')) {
-        return SkipPast(after, ">");
-      }
-    }
+  size_t SkipRawText(size_t pos) const {
+    const size_t end = FindTextEndTag(html_, pos, name_);
+    if (end == std::string_view::npos) return html_.size();
+    return SkipPast(end + 2 + name_.size(), ">");
   }
 
   // Pops up to and including the topmost element whose id is in `targets`,
@@ -316,7 +298,7 @@ class DepthEstimator {
     for (uint16_t target : targets) any_open = any_open || counts_[target] > 0;
     if (!any_open) return;
     for (size_t i = stack_.size(); i-- > 0;) {
-      const TagInfo& entry = stack_[i];
+      const ElementRule& entry = stack_[i];
       for (uint16_t target : targets) {
         if (entry.id == target) {
           PopThrough(target);
@@ -327,14 +309,14 @@ class DepthEstimator {
     }
   }
 
-  void Push(const TagInfo& info) {
+  void Push(const ElementRule& info) {
     stack_.push_back(info);
     ++counts_[info.id];
     if (info.flags & kForeign) ++foreign_depth_;
   }
 
   void Pop() {
-    const TagInfo& top = stack_.back();
+    const ElementRule& top = stack_.back();
     --counts_[top.id];
     if (top.flags & kForeign) --foreign_depth_;
     stack_.pop_back();
@@ -351,8 +333,8 @@ class DepthEstimator {
 
   std::string_view html_;
   size_t max_depth_;
-  const TagTable& tags_;
-  std::vector<TagInfo> stack_;
+  const ElementRules& rules_;
+  std::vector<ElementRule> stack_;
   std::vector<int> counts_;  // open elements per tag id
   std::unordered_map<std::string, uint16_t> dynamic_ids_;
   uint16_t overflow_id_;

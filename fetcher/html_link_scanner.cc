@@ -1,3 +1,5 @@
+// Over 500 lines on purpose: one HTML tokenizer and the tree-builder guard it
+// feeds, which share the input position, the current tag and the failure.
 #include "fetcher/html_link_scanner.h"
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include "common/ascii.h"
 #include "common/utf8.h"
 #include "fetcher/html_char_refs.h"
+#include "fetcher/html_syntax.h"
 #include "fetcher/parsed_html_builder.h"
 
 namespace zcrawl::fetcher {
@@ -29,18 +32,6 @@ bool SameAttributeName(std::string_view a, std::string_view b) {
 
 constexpr size_t kEof = std::string_view::npos;
 
-// Whitespace inside tags: the tokenizer's tab, LF, FF and space, and CR,
-// which its input stream turns into LF.
-constexpr bool IsTagSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\f' || c == '\r'; }
-
-// A control character that is not whitespace: gumbo takes some of them
-// (vertical tab) for whitespace in tags, where the standard and MyHTML do
-// not; a tag that holds one is left to the tree builder.
-bool IsControl(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return (u < 0x20 && !IsTagSpace(c)) || u == 0x7F;
-}
-
 // What ReadTag needs to know of a byte, looked up once per byte.
 enum ByteClass : uint8_t {
   kEndsTagName = 1 << 0,         // whitespace, '/', '>'
@@ -57,10 +48,10 @@ struct ByteClasses {
     for (int b = 0; b < 256; ++b) {
       const char c = static_cast<char>(b);
       uint8_t k = 0;
-      if (IsTagSpace(c) || c == '/' || c == '>') k |= kEndsTagName | kEndsAttributeName;
+      if (EndsTagName(c)) k |= kEndsTagName | kEndsAttributeName;
       if (c == '=') k |= kEndsAttributeName;
       if (IsTagSpace(c) || c == '>') k |= kEndsUnquotedValue;
-      if ((b < 0x20 && !IsTagSpace(c)) || b == 0x7F) k |= kControlByte;
+      if (IsControl(c)) k |= kControlByte;  // a tag holding one is left to the tree builder
       if (b >= 'A' && b <= 'Z') k |= kUpperByte;
       if (b >= 0x80) k |= kNonAsciiByte;
       of[b] = k;
@@ -139,13 +130,14 @@ class TagTable {
     }
   }
 
+  void Add(std::string_view name, uint16_t flags, std::optional<TagAction> action = std::nullopt) {
+    TagInfo& info = SlotFor(name);
+    info.flags |= flags;
+    if (action) info.action = *action;
+  }
   void Add(std::initializer_list<std::string_view> names, uint16_t flags,
            std::optional<TagAction> action = std::nullopt) {
-    for (std::string_view name : names) {
-      TagInfo& info = SlotFor(name);
-      info.flags |= flags;
-      if (action) info.action = *action;
-    }
+    for (std::string_view name : names) Add(name, flags, action);
   }
 
   void AddEmbed(std::string_view name, ElementKind kind) {
@@ -155,14 +147,21 @@ class TagTable {
   }
 
   TagTable() {
-    Add({"math", "template", "select", "frameset", "plaintext", "isindex"}, kGiveUp);
+    Add({"math", "template", "select", "frameset", kPlaintextElement, "isindex"}, kGiveUp);
     Add({"caption", "colgroup", "col", "tbody", "thead", "tfoot", "tr", "td", "th", "style", "script", "input",
          "form"},
         kInTableOk);
-    Add({"img", "image", "br", "wbr", "input", "area", "embed", "source", "track", "param", "keygen", "base", "link",
-         "meta", "basefont", "bgsound", "svg", "script", "style", "noframes", "title", "textarea", "iframe",
-         "noembed"},
-        kVoidInAnchor);
+    // Void and raw text elements cannot close, clone or move an open <a>,
+    // except where "in body" first closes a <p> (hr, xmp) or drops the tag
+    // (col, frame).
+    for (std::string_view name : kVoidElements) {
+      if (!OneOf(name, {"hr", "col", "frame"})) Add(name, kVoidInAnchor);
+    }
+    for (std::string_view name : kRawTextElements) {
+      if (name != "xmp") Add(name, kVoidInAnchor);
+    }
+    for (std::string_view name : kEscapableRawTextElements) Add(name, kVoidInAnchor);
+    Add("svg", kVoidInAnchor);
     Add({"b", "big", "code", "em", "font", "i", "s", "small", "strike", "strong", "tt", "u", "abbr", "bdi", "bdo",
          "cite", "data", "dfn", "kbd", "mark", "q", "samp", "span", "sub", "sup", "time", "var", "label", "output",
          "ins", "del", "picture", "canvas", "audio", "video", "map", "slot"},
@@ -180,9 +179,11 @@ class TagTable {
     Add({"area"}, 0, TagAction::kArea);
     Add({"base"}, 0, TagAction::kBase);
     Add({"meta"}, 0, TagAction::kMeta);
-    Add({"iframe"}, 0, TagAction::kIframe);
+    // Text content skipped, unless an action below reads it.
+    for (std::string_view name : kRawTextElements) Add(name, 0, TagAction::kRawText);
+    for (std::string_view name : kEscapableRawTextElements) Add(name, 0, TagAction::kRawText);
     Add({"title"}, 0, TagAction::kTitle);
-    Add({"textarea", "xmp", "noembed", "noframes"}, 0, TagAction::kRawText);
+    Add({"iframe"}, 0, TagAction::kIframe);
     Add({"style"}, 0, TagAction::kStyle);
     Add({"script"}, 0, TagAction::kScript);
     Add({"svg"}, 0, TagAction::kSvg);
@@ -449,22 +450,14 @@ class Scanner {
     return p;
   }
 
-  // Raw text, RCDATA or script data from `from` up to its end tag "</name"
-  // + space, '/' or '>': returns where that end tag starts (kEof if none).
+  // Raw text, RCDATA or script data from `from` up to its end tag: returns
+  // where that end tag starts (kEof if none). A control character after
+  // "</name" gives up: gumbo may end the element there, the standard not.
   size_t FindEndTag(size_t from, std::string_view name) {
-    const size_t n = html_.size();
-    for (size_t p = html_.find("</", from); p != std::string_view::npos; p = html_.find("</", p + 1)) {
-      const size_t after = p + 2 + name.size();
-      if (after >= n) return kEof;
-      if (!EqualsIgnoreCaseAscii(html_.substr(p + 2, name.size()), name)) continue;
-      const char c = html_[after];
-      if (IsTagSpace(c) || c == '/' || c == '>') return p;
-      if (IsControl(c)) {  // gumbo may end the element here, the standard does not
-        failure_ = "control character";
-        return kEof;
-      }
-    }
-    return kEof;
+    bool control_after_name = false;
+    const size_t end = FindTextEndTag(html_, from, name, &control_after_name);
+    if (control_after_name) failure_ = "control character";
+    return end;
   }
 
   // Skips raw text (or RCDATA) after the start tag ending at `content`;
@@ -488,7 +481,7 @@ class Scanner {
       for (size_t s = html_.find("<", open + 4); s != std::string_view::npos && s < limit;
            s = html_.find("<", s + 1)) {
         if (s + 7 < html_.size() && EqualsIgnoreCaseAscii(html_.substr(s + 1, 6), "script") &&
-            (IsTagSpace(html_[s + 7]) || html_[s + 7] == '/' || html_[s + 7] == '>')) {
+            EndsTagName(html_[s + 7])) {
           failure_ = "escaped script";
           return kEof;
         }

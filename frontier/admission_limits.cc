@@ -13,9 +13,6 @@ namespace {
 constexpr uint64_t kCountBits = 16;
 constexpr uint64_t kCountMask = (1ULL << kCountBits) - 1;
 
-// Spreads a tag over slot indexes.
-uint64_t Mix(uint64_t x) { return MixBits(x); }
-
 // The key of a path counter: the high 48 bits of its hash, never 0 (0
 // marks an empty slot). The slot index derives from the tag alone, so the
 // table can be rehashed from the slots.
@@ -64,7 +61,8 @@ class AdmissionLimits::PathCounters {
  private:
   static constexpr uint64_t kInitialSlots = 1024;
 
-  uint64_t Index(uint64_t tag) const { return Mix(tag) & mask_; }
+  // Mixed, so that tags spread over the slot indexes.
+  uint64_t Index(uint64_t tag) const { return MixBits(tag) & mask_; }
 
   void Grow() {
     std::vector<uint64_t> old(slots_.size() * 2, 0);

@@ -11,8 +11,9 @@ namespace {
 // readers). atomic_ref needs a mutable object even for loads.
 std::atomic_ref<uint64_t> Word(const uint64_t& word) { return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(word)); }
 
-// Mixes the fingerprint again so block choice and bit choice are independent.
-uint64_t Mix(uint64_t x) { return MixBits(x); }
+// Where a fingerprint's probes fall in its block: the fingerprint mixed
+// again, so that block choice and bit choice are independent.
+uint64_t ProbeBits(uint64_t fingerprint) { return MixBits(fingerprint); }
 
 // Most blocks: the block index comes from 32 fingerprint bits (2^32 blocks
 // of 512 bits cover 200 billion entries at 10 bits each).
@@ -35,7 +36,7 @@ const BloomFilter::Block& BloomFilter::BlockFor(uint64_t fingerprint) const {
 
 void BloomFilter::Add(uint64_t fingerprint) {
   auto& block = const_cast<Block&>(BlockFor(fingerprint));
-  uint64_t bits = Mix(fingerprint);
+  uint64_t bits = ProbeBits(fingerprint);
   for (int i = 0; i < kProbes; ++i) {
     const unsigned bit = bits & 511;  // 9 bits choose one of 512
     auto word = Word(block.words[bit >> 6]);
@@ -46,7 +47,7 @@ void BloomFilter::Add(uint64_t fingerprint) {
 
 bool BloomFilter::MayContain(uint64_t fingerprint) const {
   const auto& block = BlockFor(fingerprint);
-  uint64_t bits = Mix(fingerprint);
+  uint64_t bits = ProbeBits(fingerprint);
   for (int i = 0; i < kProbes; ++i) {
     const unsigned bit = bits & 511;
     if ((Word(block.words[bit >> 6]).load(std::memory_order_relaxed) & (1ULL << (bit & 63))) == 0) return false;

@@ -48,7 +48,7 @@ std::string_view TrimJs(std::string_view s) {
   return s;
 }
 
-void AppendField(std::string& out, std::string_view name, std::string_view value) {
+void AppendJsonField(std::string& out, std::string_view name, std::string_view value) {
   if (out.back() != '{') out += ',';
   out += '"';
   out += name;
@@ -122,13 +122,13 @@ std::string CdxjLine(const CdxjRecordFields& fields, uint64_t length, uint64_t o
   line += ' ';
   line += CdxjTimestamp(fields.warc_date);
   line += " {";
-  AppendField(line, "url", fields.url);
-  if (fields.has_mime) AppendField(line, "mime", fields.mime);
-  if (fields.status != 0) AppendField(line, "status", std::to_string(fields.status));
-  if (!fields.digest.empty()) AppendField(line, "digest", fields.digest);
-  AppendField(line, "length", std::to_string(length));
-  AppendField(line, "offset", std::to_string(offset));
-  AppendField(line, "filename", filename);
+  AppendJsonField(line, "url", fields.url);
+  if (fields.has_mime) AppendJsonField(line, "mime", fields.mime);
+  if (fields.status != 0) AppendJsonField(line, "status", std::to_string(fields.status));
+  if (!fields.digest.empty()) AppendJsonField(line, "digest", fields.digest);
+  AppendJsonField(line, "length", std::to_string(length));
+  AppendJsonField(line, "offset", std::to_string(offset));
+  AppendJsonField(line, "filename", filename);
   line += '}';
   return line;
 }

@@ -25,14 +25,14 @@ void AppendSanitizedLine(std::string& out, std::string_view s) {
   }
 }
 
-void AppendField(std::string& out, std::string_view name, std::string_view value) {
+}  // namespace
+
+void AppendWarcField(std::string& out, std::string_view name, std::string_view value) {
   AppendSanitizedLine(out, name);
   out += ": ";
   AppendSanitizedLine(out, value);
   out += "\r\n";
 }
-
-}  // namespace
 
 Result<std::string> NewWarcRecordId() {
   // Random bytes fetched 64 ids at a time: each RAND_bytes call costs far
@@ -117,11 +117,11 @@ void AppendWarcHeader(const WarcRecord& record, size_t block_size, std::string& 
 
   out += kWarcVersionLine;
   out += "\r\n";
-  AppendField(out, "WARC-Type", record.type);
-  AppendField(out, "WARC-Record-ID", record.record_id);
-  AppendField(out, "WARC-Date", record.date);
-  for (const auto& [name, value] : record.fields) AppendField(out, name, value);
-  AppendField(out, "Content-Length", std::to_string(block_size));
+  AppendWarcField(out, "WARC-Type", record.type);
+  AppendWarcField(out, "WARC-Record-ID", record.record_id);
+  AppendWarcField(out, "WARC-Date", record.date);
+  for (const auto& [name, value] : record.fields) AppendWarcField(out, name, value);
+  AppendWarcField(out, "Content-Length", std::to_string(block_size));
   out += "\r\n";
 }
 

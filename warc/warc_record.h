@@ -76,6 +76,11 @@ class WarcSha1 {
 // cannot inject a field or end the header early.
 void AppendWarcRecord(const WarcRecord& record, std::string& out);
 
+// Appends one "name: value" CRLF line of WARC fields (a record's header,
+// or an application/warc-fields block such as warcinfo's), with control
+// characters replaced by spaces as in AppendWarcRecord.
+void AppendWarcField(std::string& out, std::string_view name, std::string_view value);
+
 // Appends only the record's header (through the blank line), with
 // Content-Length `block_size` instead of record.block's size; the caller
 // appends the block, possibly in pieces, then kWarcRecordEnd.

@@ -11,6 +11,14 @@ bool AllDigits(std::string_view s) {
 
 }  // namespace
 
+std::string WarcFileName(std::string_view prefix, std::string_view stamp, uint64_t serial) {
+  std::string digits = std::to_string(serial);
+  if (digits.size() < 5) digits.insert(0, 5 - digits.size(), '0');
+  std::string name(prefix);
+  name.append("-").append(stamp).append("-").append(digits).append(kWarcFileSuffix);
+  return name;
+}
+
 bool ParseWarcFileSerial(std::string_view name, std::string_view prefix, uint64_t& serial) {
   if (name.size() <= prefix.size() + 1 + kWarcFileSuffix.size() || !name.starts_with(prefix) ||
       name[prefix.size()] != '-' || !name.ends_with(kWarcFileSuffix)) {

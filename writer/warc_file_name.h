@@ -13,12 +13,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace zcrawl::writer {
 
 inline constexpr std::string_view kWarcFileSuffix = ".warc.gz";
 inline constexpr std::string_view kUnacknowledgedSuffix = ".unacknowledged";
+
+// "PREFIX-STAMP-NNNNN.warc.gz", `stamp` the creation time as
+// "YYYYmmddHHMMSS", the serial zero-padded to at least five digits.
+std::string WarcFileName(std::string_view prefix, std::string_view stamp, uint64_t serial);
 
 // "PREFIX-YYYYmmddHHMMSS-NNNNN.warc.gz" -> NNNNN in *serial; false for any
 // other name (an aside name included).

@@ -37,20 +37,6 @@ constexpr char kWarcinfoBlock[] =
     "format: WARC File Format 1.1\r\n"
     "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n";
 
-std::string SerialString(uint64_t serial) {
-  std::string digits = std::to_string(serial);
-  if (digits.size() < 5) digits.insert(0, 5 - digits.size(), '0');
-  return digits;
-}
-
-// Hostnames go into the warcinfo block: no control characters.
-std::string SanitizedHost(std::string out) {
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
-  }
-  return out;
-}
-
 }  // namespace
 
 WarcSink::WarcSink(SinkOptions options, int gzip_level, const Clock& clock, int threads)
@@ -408,8 +394,7 @@ Status WarcSink::StartFile() {
     if (attempt == kMaxCreateAttempts) {
       return ResourceExhaustedError("no free WARC serial in " + options_.out_dir);
     }
-    name = options_.warc_prefix + "-" + stamp + "-" + SerialString(next_serial_) +
-           std::string(kWarcFileSuffix);
+    name = WarcFileName(options_.warc_prefix, stamp, next_serial_);
     path = (fs::path(options_.out_dir) / name).string();
     ++next_serial_;
     Result<bool> created = file_.Create(path);  // never over an existing file
@@ -431,9 +416,7 @@ Status WarcSink::StartFile() {
   }
   std::string block = kWarcinfoBlock;
   if (const std::string host = LocalHostName(); !host.empty()) {
-    block += "hostname: ";
-    block += SanitizedHost(host);
-    block += "\r\n";
+    AppendWarcField(block, "hostname", host);
   }
   WarcRecord info{"warcinfo", std::move(*id), FormatWarcDate(now_ms), {}, std::move(block)};
   Result<std::string> digest = WarcSha1Digest(info.block);

@@ -1,8 +1,10 @@
-// Fault injection, pages and servers: one crawl by the real frontier, writer
-// and fetcher processes over loopback sites where each URL misbehaves in one
-// way (malformed or 100k-deep HTML, empty and 50 MiB bodies, a gzip bomb,
-// invalid UTF-8 and NUL bytes, lying Content-Length, headers of megabytes
-// (one line, or many), endless chunked
+// Fault injection, pages and servers.
+// Over 500 lines on purpose: one crawl (three processes, the slow part) serves
+// every bad URL, and each needs its server handler and its expected outcome.
+// The real frontier, writer and fetcher processes crawl loopback sites where
+// each URL misbehaves in one way (malformed or 100k-deep HTML, empty and
+// 50 MiB bodies, a gzip bomb, invalid UTF-8 and NUL bytes, lying
+// Content-Length, headers of megabytes (one line, or many), endless chunked
 // streams, a slow drip, a reset mid-body, 10,000 links, 100 KB links,
 // redirect loops, redirects to other schemes and out-of-scope loopback
 // hosts, 5xx storms, huge, binary and endless robots.txt).

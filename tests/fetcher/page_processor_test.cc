@@ -1,11 +1,12 @@
 // End-to-end tests of PageProcessor with real libcurl against a loopback
 // TestHttpServer: what a fetch of each kind of HTTP answer reports, what it
 // stores, and what the frontier's CrawlScheduler does with the report.
+// Over 500 lines on purpose: one server fixture and one scheduler serve every
+// kind of answer (status codes, redirects, robots.txt, encodings, sizes,
+// timeouts); split, each file would repeat the fixture.
 // Every test runs twice, once per way the fetcher drives libcurl: the
 // blocking client (--io blocking) and the event loop (--io multi), which
-// must fetch alike. Over 500 lines on purpose: one server fixture and one
-// scheduler serve every kind of answer (status codes, redirects, robots.txt,
-// encodings, sizes, timeouts); split, each file would repeat the fixture.
+// must fetch alike.
 #include "fetcher/page_processor.h"
 
 #include <gtest/gtest.h>

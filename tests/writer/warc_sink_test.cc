@@ -1,7 +1,7 @@
 // WarcSink tests. Output is verified by tests/writer/warc_check.py, an
 // independent reader (Python stdlib): each gzip member read on its own, every
-// digest, Content-Length and WARC-Concurrent-To pair recomputed. Over 500
-// lines on purpose: most cases need that reader and one sink fixture
+// digest, Content-Length and WARC-Concurrent-To pair recomputed.
+// Over 500 lines on purpose: most cases need that reader and one sink fixture
 // (records, rotation, failures of write and fsync, the index, restarts).
 #include "writer/warc_sink.h"
 
