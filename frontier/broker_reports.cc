@@ -68,6 +68,12 @@ void Broker::DefineCounters() {
          .read = [=] { return counts().leased; }});
   r.Add({.summary_key = "retried", .metric = "zcrawl_frontier_retries_total", .kind = kCounter,
          .help = "Retries scheduled", .read = [=] { return counts().retried; }});
+  r.Add({.summary_key = "pushbacks", .metric = "zcrawl_frontier_pushbacks_total", .kind = kCounter,
+         .help = "Answers that slowed their origin down (429, 503, 5xx runs, refused or timed-out connections)",
+         .read = [this] { return scheduler_->pushbacks(); }});
+  r.Add({.metric = "zcrawl_frontier_origins_backing_off", .kind = kGauge,
+         .help = "Origins in RAM whose requests are slowed by a back-off",
+         .read = [this] { return scheduler_->origins_backing_off(); }});
   r.Add({.summary_key = "seen", .metric = "zcrawl_frontier_seen_urls", .kind = kGauge,
          .help = "URLs in the seen set", .status = StatusField(&v1::StatusReply::set_seen),
          .read = [this] { return seen_->size(); }});

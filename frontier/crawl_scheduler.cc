@@ -391,6 +391,12 @@ void CrawlScheduler::ReleaseFetcher(const std::string& fetcher, bool count_attem
   for (uint64_t id : leases_.IdsOf(fetcher)) ReturnLease(id, "fetcher_lost", count_attempt);
 }
 
+uint64_t CrawlScheduler::origins_backing_off() const {
+  uint64_t n = 0;
+  for (const auto& [id, slot] : origins_.slots()) n += OriginBackoff::BackingOff(slot);
+  return n;
+}
+
 int64_t CrawlScheduler::NextReadyMs() const {
   int64_t next = INT64_MAX;
   if (!ready_heap_.empty()) next = std::min(next, ready_heap_.top().ready_ms);

@@ -215,8 +215,10 @@ class CrawlScheduler {
   uint64_t robots_spilled() const { return robots_.spilled(); }
   uint64_t robots_reloaded() const { return robots_.reloaded(); }
   uint64_t robots_reload_misses() const { return robots_.reload_misses(); }
-  // Answers that pushed an origin back (OriginBackoff::Observe).
+  // Answers that pushed an origin back (OriginBackoff::Observe), and the
+  // origins in RAM backing off now (counted when asked: a metrics scrape).
   uint64_t pushbacks() const { return pushbacks_; }
+  uint64_t origins_backing_off() const;
 
  private:
   // Whether the origin can lease now or later: work, room under its

@@ -24,14 +24,6 @@ FOLDERS = ["common", "fetcher", "frontier", "writer", "launcher", "net", "warc",
 # "// ... Over 500 lines on purpose: <reason>", the reason not empty.
 MARKER = re.compile(r"^\s*//.*\bover 500 lines on purpose:\s*\S", re.IGNORECASE)
 
-# Being split by concept (issue 48, points 1 and 2): allowed over the limit
-# until then. Each entry must still exist and be over it, so the list only
-# shrinks.
-BEING_SPLIT = {
-    "frontier/crawl_scheduler.cc",
-    "frontier/broker.cc",
-    "tests/frontier/crawl_scheduler_test.cc",
-}
 
 
 def main():
@@ -45,19 +37,10 @@ def main():
             checked += 1
             name = path.relative_to(root).as_posix()
             lines = path.read_text(errors="replace").splitlines()
-            if len(lines) <= MAX_LINES:
-                if name in BEING_SPLIT:
-                    problems.append(f"{name}: {len(lines)} lines, no longer needs its BEING_SPLIT entry")
-                continue
-            if any(MARKER.match(line) for line in lines[:MARKER_LINES]):
-                continue
-            if name in BEING_SPLIT:
+            if len(lines) <= MAX_LINES or any(MARKER.match(line) for line in lines[:MARKER_LINES]):
                 continue
             problems.append(f"{name}: {len(lines)} lines (over {MAX_LINES}) and no 'Over 500 lines on "
                             f"purpose:' reason in its first {MARKER_LINES}")
-    for name in sorted(BEING_SPLIT):
-        if not (root / name).is_file():
-            problems.append(f"{name}: gone, no longer needs its BEING_SPLIT entry")
     if checked == 0:
         print(f"no sources under {root}")
         return 1
