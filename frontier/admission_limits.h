@@ -39,14 +39,6 @@
 
 namespace zcrawl::frontier {
 
-// The defaults are the frontier's own (FrontierOptions): one definition.
-struct AdmissionLimitsOptions {
-  uint64_t max_pages = FrontierOptions{}.max_pages;                    // 0: unlimited
-  uint64_t max_pages_per_host = FrontierOptions{}.max_pages_per_host;  // 0: unlimited
-  uint64_t max_pages_per_domain = FrontierOptions{}.max_pages_per_domain;  // 0: unlimited
-  // 0: unlimited; at most kMaxQueryVariants
-  uint32_t max_query_variants = FrontierOptions{}.max_query_variants;
-};
 
 class AdmissionLimits {
  public:

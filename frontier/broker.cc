@@ -36,11 +36,7 @@ Broker::Broker(const FrontierOptions& options, zmq::context_t& context, const Cl
       known_(budget_.known_cache_bytes),
       memory_(budget_, options.memory_mb, known_,
               [this](uint64_t bytes) { return store_->SetCacheCapacity(bytes); }, clock),
-      limits_(std::make_unique<AdmissionLimits>(AdmissionLimitsOptions{
-          .max_pages = options.max_pages,
-          .max_pages_per_host = options.max_pages_per_host,
-          .max_pages_per_domain = options.max_pages_per_domain,
-          .max_query_variants = options.max_query_variants})),
+      limits_(std::make_unique<AdmissionLimits>(options.limits)),
       peers_(options.link) {}
 
 Broker::~Broker() {
@@ -66,16 +62,11 @@ Status Broker::Start() {
       MakeNetworkPolicy(seeds, options_.allow_private_addresses, options_.allow_networks);
   if (!network_policy.ok()) return network_policy.status();
   network_policy_ = std::move(*network_policy);
-  scope.allow_domains = options_.allow_domains;
+  scope.rules = options_.scope_rules;
   scope.any_host = options_.scope == CrawlScope::kWeb;
-  if (scope.any_host && options_.max_pages_per_domain == 0) {
+  if (scope.any_host && options_.limits.max_pages_per_domain == 0) {
     spdlog::warn("--scope web without --max-pages-per-domain: one site can fill the frontier");
   }
-  scope.max_depth = options_.max_depth;
-  scope.max_embed_hops = options_.max_embed_hops;
-  scope.max_url_length = options_.max_url_length;
-  scope.allow_patterns = options_.allow_patterns;
-  scope.deny_patterns = options_.deny_patterns;
   scope.regex_copies = options_.link_threads + 1;  // +1: seeds are admitted on this thread
   auto policy = ScopePolicy::Create(std::move(scope));
   if (!policy.ok()) return policy.status();

@@ -248,7 +248,7 @@ void Broker::DefineCounters() {
          .status = StatusField(&v1::StatusReply::set_uptime_ms),
          .read = [this] { return static_cast<uint64_t>(clock_.NowMs() - started_ms_); }});
   r.Add({.kind = kGauge, .help = "The crawl's --max-pages (0: none), for an ETA",
-         .status = StatusField(&v1::StatusReply::set_max_pages), .read = [this] { return options_.max_pages; }});
+         .status = StatusField(&v1::StatusReply::set_max_pages), .read = [this] { return options_.limits.max_pages; }});
 }
 
 void Broker::HandleStatusRequest(Peer& peer, const v1::StatusRequest& request) {

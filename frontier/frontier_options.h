@@ -17,6 +17,48 @@ namespace zcrawl::frontier {
 // --scope's values (frontier_settings.cc names them).
 enum class CrawlScope { kSeeds, kWeb };
 
+// Which URLs the crawl admits, besides the host scope (ScopePolicy).
+struct ScopeRules {
+  // Extra registrable domains allowed besides the seeds' hosts (D and *.D).
+  std::vector<std::string> allow_domains;
+  // Links deeper than this many hops from a seed are not followed (-1: no limit).
+  int32_t max_depth = -1;
+  // Page requisites (v1::Link.embed) outside the scope: how many embeds in
+  // a row may lead out of it (0: none outside the scope). 2, because a
+  // stylesheet on another host (a CDN) is one embed away from the page and
+  // the fonts and images it references are two, and a replay needs them
+  // all; only stylesheets embed further (the fetcher reports nothing else
+  // of a requisite outside the scope), so 2 reaches no further than that.
+  // Heritrix bounds the same chains with its transclusion hops.
+  uint32_t max_embed_hops = 2;
+  // Longer URLs are dropped as traps or garbage.
+  uint32_t max_url_length = 2048;
+  // URL patterns, POSIX extended regexes searched in the normalised URL
+  // (case-sensitive; anchor with ^ $). With any allow pattern a URL must
+  // match one; a deny match always drops it. They only narrow the host
+  // scope; each list costs one regexec per link (~0.5 us for a few patterns).
+  std::vector<std::string> allow_patterns;
+  std::vector<std::string> deny_patterns;
+};
+
+// How many URLs the crawl admits (AdmissionLimits).
+struct AdmissionLimitsOptions {
+  // Stop admitting new URLs once this many are known (0: no limit).
+  uint64_t max_pages = 0;
+  // Stop admitting URLs of one origin after this many (0: no limit): keeps
+  // one huge site from eating the whole budget, but truncates that site.
+  uint64_t max_pages_per_host = 0;
+  // Stop admitting URLs of one registrable domain (example.co.uk with all
+  // its subdomains; public suffixes from libpsl) after this many (0: no
+  // limit): what keeps one site with endless subdomains from filling a
+  // --scope web crawl.
+  uint64_t max_pages_per_domain = 0;
+  // Most URLs with a query string per origin + path (0: no limit, at most
+  // 65535): bounds calendar and session-id traps to this many URLs per path,
+  // but also truncates legitimate listings like /topic?id=N past it.
+  uint32_t max_query_variants = 1000;
+};
+
 // How hard the crawl may press on one origin; the scheduler takes this
 // struct as it is (SchedulerOptions), so each setting is defined here once.
 struct PolitenessOptions {
@@ -87,8 +129,6 @@ struct FrontierOptions {
   // patterns, max_depth, the budgets below and robots.txt; give it
   // max_pages_per_domain.
   CrawlScope scope = CrawlScope::kSeeds;
-  // Extra registrable domains allowed besides the seeds' hosts (D and *.D).
-  std::vector<std::string> allow_domains;
   // Non-public addresses (loopback, private networks, link-local with the
   // cloud metadata service, ...: common/ip_network.h) the fetchers may
   // connect to. Closed by default, so links, redirects and DNS names cannot
@@ -99,38 +139,10 @@ struct FrontierOptions {
   // fetchers as the NetworkPolicy (network_policy.h).
   bool allow_private_addresses = false;
   std::vector<std::string> allow_networks;  // CIDR blocks opened besides
-  // Links deeper than this many hops from a seed are not followed (-1: no limit).
-  int32_t max_depth = -1;
-  // Page requisites (v1::Link.embed) outside the scope: how many embeds in
-  // a row may lead out of it (0: none outside the scope). 2, because a
-  // stylesheet on another host (a CDN) is one embed away from the page and
-  // the fonts and images it references are two, and a replay needs them
-  // all; only stylesheets embed further (the fetcher reports nothing else
-  // of a requisite outside the scope), so 2 reaches no further than that.
-  // Heritrix bounds the same chains with its transclusion hops.
-  uint32_t max_embed_hops = 2;
-  // Stop admitting new URLs once this many are known (0: no limit).
-  uint64_t max_pages = 0;
-  // Longer URLs are dropped as traps or garbage.
-  uint32_t max_url_length = 2048;
-  // URL patterns, POSIX extended regexes searched in the normalised URL
-  // (case-sensitive; anchor with ^ $). With any allow pattern a URL must
-  // match one; a deny match always drops it. They only narrow the host
-  // scope; each list costs one regexec per link (~0.5 us for a few patterns).
-  std::vector<std::string> allow_patterns;
-  std::vector<std::string> deny_patterns;
-  // Stop admitting URLs of one origin after this many (0: no limit): keeps
-  // one huge site from eating the whole budget, but truncates that site.
-  uint64_t max_pages_per_host = 0;
-  // Stop admitting URLs of one registrable domain (example.co.uk with all
-  // its subdomains; public suffixes from libpsl) after this many (0: no
-  // limit): what keeps one site with endless subdomains from filling a
-  // --scope web crawl.
-  uint64_t max_pages_per_domain = 0;
-  // Most URLs with a query string per origin + path (0: no limit, at most
-  // 65535): bounds calendar and session-id traps to this many URLs per path,
-  // but also truncates legitimate listings like /topic?id=N past it.
-  uint32_t max_query_variants = 1000;
+  // Which URLs are in (ScopePolicy) and how many are admitted
+  // (AdmissionLimits): the components take these structs as they are.
+  ScopeRules scope_rules;
+  AdmissionLimitsOptions limits;
 
   // --- Politeness, leases and retries (the scheduler's own settings) ---
   PolitenessOptions politeness;

@@ -30,12 +30,12 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   // "--allow X" stays a seed. Repeat the flag for more values.
   d.Choice("--scope", o.scope, {{"seeds", CrawlScope::kSeeds}, {"web", CrawlScope::kWeb}},
            "seeds: the seeds' hosts and --allow-domain; web: any http(s) host links reach");
-  d.Option("--allow-domain", o.allow_domains, "Also crawl this domain and its subdomains")
+  d.Option("--allow-domain", o.scope_rules.allow_domains, "Also crawl this domain and its subdomains")
       ->allow_extra_args(false);
-  d.Option("--allow", o.allow_patterns,
+  d.Option("--allow", o.scope_rules.allow_patterns,
                  "Crawl only URLs matching one of these POSIX extended regexes (repeatable)")
       ->allow_extra_args(false);
-  d.Option("--deny", o.deny_patterns,
+  d.Option("--deny", o.scope_rules.deny_patterns,
                  "Never crawl URLs matching this POSIX extended regex (repeatable; beats --allow)")
       ->allow_extra_args(false);
   d.Flag("--allow-private-addresses", o.allow_private_addresses,
@@ -44,24 +44,24 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   d.Option("--allow-network", o.allow_networks,
            "Also reach this non-public CIDR block, e.g. 10.1.0.0/16 (repeatable)")
       ->allow_extra_args(false);
-  d.Option("--max-depth", o.max_depth, "Most link hops from a seed (-1: unlimited)")
+  d.Option("--max-depth", o.scope_rules.max_depth, "Most link hops from a seed (-1: unlimited)")
       ->capture_default_str();
-  d.Option("--embed-hops", o.max_embed_hops,
+  d.Option("--embed-hops", o.scope_rules.max_embed_hops,
            "Page requisites (styles, images, fonts, ...) may lead this many embeds outside the scope")
       ->capture_default_str()->check(CLI::Range(0u, 3u));
-  d.Option("--max-pages", o.max_pages, "Stop admitting URLs after this many (0: unlimited)")
+  d.Option("--max-pages", o.limits.max_pages, "Stop admitting URLs after this many (0: unlimited)")
       ->capture_default_str();
-  d.Option("--max-pages-per-host", o.max_pages_per_host,
+  d.Option("--max-pages-per-host", o.limits.max_pages_per_host,
                  "Stop admitting URLs of one origin after this many (0: unlimited)")
       ->capture_default_str();
-  d.Option("--max-pages-per-domain", o.max_pages_per_domain,
+  d.Option("--max-pages-per-domain", o.limits.max_pages_per_domain,
            "Stop admitting URLs of one registrable domain, subdomains included, after this many "
            "(0: unlimited)")
       ->capture_default_str();
-  d.Option("--max-query-variants", o.max_query_variants,
+  d.Option("--max-query-variants", o.limits.max_query_variants,
                  "Most URLs with a query string per origin+path (0: unlimited)")
       ->capture_default_str()->check(CLI::Range(0u, 65535u));
-  d.Option("--max-url-length", o.max_url_length, "Longer URLs are dropped")
+  d.Option("--max-url-length", o.scope_rules.max_url_length, "Longer URLs are dropped")
       ->capture_default_str()->check(CLI::Range(16u, 1u << 20));
   d.Option("--delay-ms", o.politeness.delay_ms, "Minimum ms between request starts on one host")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));

@@ -124,20 +124,20 @@ ScopePolicy& ScopePolicy::operator=(ScopePolicy&&) noexcept = default;
 Status ScopePolicy::Init(ScopeOptions options) {
   options_ = std::move(options);
   for (const auto& host : options_.seed_hosts) hosts_.insert(AsciiLower(host));
-  for (auto& domain : options_.allow_domains) {
+  for (auto& domain : options_.rules.allow_domains) {
     domain = AsciiLower(domain);
     while (!domain.empty() && domain.front() == '.') domain.erase(0, 1);
   }
-  if (!options_.allow_patterns.empty()) {
+  if (!options_.rules.allow_patterns.empty()) {
     allow_ = std::make_unique<PatternSet>();
-    if (Status s = allow_->Compile(options_.allow_patterns, options_.regex_copies, "--allow");
+    if (Status s = allow_->Compile(options_.rules.allow_patterns, options_.regex_copies, "--allow");
         !s.ok()) {
       return s;
     }
   }
-  if (!options_.deny_patterns.empty()) {
+  if (!options_.rules.deny_patterns.empty()) {
     deny_ = std::make_unique<PatternSet>();
-    if (Status s = deny_->Compile(options_.deny_patterns, options_.regex_copies, "--deny");
+    if (Status s = deny_->Compile(options_.rules.deny_patterns, options_.regex_copies, "--deny");
         !s.ok()) {
       return s;
     }
@@ -148,7 +148,7 @@ Status ScopePolicy::Init(ScopeOptions options) {
 bool ScopePolicy::HostAllowed(std::string_view host) const {
   if (options_.any_host) return !host.empty();
   if (hosts_.count(std::string(host))) return true;
-  for (const auto& domain : options_.allow_domains) {
+  for (const auto& domain : options_.rules.allow_domains) {
     if (host == domain) return true;
     if (host.size() > domain.size() && host.ends_with(domain) &&
         host[host.size() - domain.size() - 1] == '.') {
@@ -161,8 +161,8 @@ bool ScopePolicy::HostAllowed(std::string_view host) const {
 std::string_view ScopePolicy::Reject(const Url& url, uint32_t depth) const {
   const auto scheme = url.scheme();
   if (scheme != "http" && scheme != "https") return "scheme";
-  if (url.href().size() > options_.max_url_length) return "url_length";
-  if (options_.max_depth >= 0 && depth > static_cast<uint32_t>(options_.max_depth)) return "depth";
+  if (url.href().size() > options_.rules.max_url_length) return "url_length";
+  if (options_.rules.max_depth >= 0 && depth > static_cast<uint32_t>(options_.rules.max_depth)) return "depth";
   if (!HostAllowed(url.hostname())) return "host";
   if (deny_ && deny_->Matches(url.href())) return "deny";
   if (allow_ && !allow_->Matches(url.href())) return "allow";
@@ -173,11 +173,11 @@ std::string_view ScopePolicy::RejectEmbed(const Url& url, uint32_t parent_embed_
   *embed_hops = 0;
   const auto scheme = url.scheme();
   if (scheme != "http" && scheme != "https") return "scheme";
-  if (url.href().size() > options_.max_url_length) return "url_length";
+  if (url.href().size() > options_.rules.max_url_length) return "url_length";
   if (deny_ && deny_->Matches(url.href())) return "deny";
   const bool in_scope = HostAllowed(url.hostname()) && (!allow_ || allow_->Matches(url.href()));
   if (in_scope) return {};
-  if (parent_embed_hops >= options_.max_embed_hops) return "embed_hops";
+  if (parent_embed_hops >= options_.rules.max_embed_hops) return "embed_hops";
   *embed_hops = parent_embed_hops + 1;
   return {};
 }

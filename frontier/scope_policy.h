@@ -30,20 +30,15 @@
 #include "common/status.h"
 #include "common/url.h"
 
+#include "frontier/frontier_options.h"
+
 namespace zcrawl::frontier {
 
 struct ScopeOptions {
   std::vector<std::string> seed_hosts;     // exact hostnames
-  std::vector<std::string> allow_domains;  // D matches D and *.D
   bool any_host = false;                   // --scope web
-  int32_t max_depth = -1;                  // -1: unlimited
-  // Page requisites outside the scope: how many embeds in a row may lead
-  // out of it (frontier_options.h has the default's reason).
-  uint32_t max_embed_hops = 2;
-  uint32_t max_url_length = 2048;
-  std::vector<std::string> allow_patterns;  // ERE; if any, a URL must match one
-  std::vector<std::string> deny_patterns;   // ERE; a URL matching one is out
-  uint32_t regex_copies = 1;                // threads calling Reject at once
+  ScopeRules rules;                        // the frontier's, as they are
+  uint32_t regex_copies = 1;               // threads calling Reject at once
 };
 
 class ScopePolicy {

@@ -283,7 +283,7 @@ TEST_F(BrokerTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : summary.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{
-                      "finished", "done", "failed", "waiting", "leased", "retried", "seen", "origins", "seconds",
+                      "finished", "done", "failed", "waiting", "leased", "retried", "pushbacks", "seen", "origins", "seconds",
                       "status_classes", "failure_reasons", "retry_reasons", "top_hosts", "failing_hosts", "resumed",
                       "already_finished", "links", "malformed_messages", "peers_lost", "leases_not_held",
                       "stale_reports", "own_stalls", "space_waits", "waited_for_space_ms", "memory"}))

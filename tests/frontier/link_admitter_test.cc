@@ -18,7 +18,7 @@ namespace {
 ScopeOptions SeedHostA() {
   ScopeOptions options;
   options.seed_hosts = {"a.test"};
-  options.max_depth = 3;
+  options.rules.max_depth = 3;
   return options;
 }
 
@@ -26,7 +26,7 @@ ScopeOptions SeedHostA() {
 // --embed-hops embeds in a row; links may not.
 TEST(LinkAdmitterTest, RequisitesLeaveTheScopeForAFewEmbedsAndIgnoreDepth) {
   ScopeOptions options = SeedHostA();
-  options.max_embed_hops = 2;
+  options.rules.max_embed_hops = 2;
   ScopePolicy scope(options);
   KnownUrlCache known(1 << 20);
   LinkAdmitter admitter(scope, known, nullptr, 1);

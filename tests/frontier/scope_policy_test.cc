@@ -27,8 +27,8 @@ TEST(ScopePolicyTest, WebScopeTakesAnyHttpHostButKeepsTheOtherRules) {
   ScopeOptions options;
   options.seed_hosts = {"example.com"};
   options.any_host = true;
-  options.max_depth = 2;
-  options.deny_patterns = {"/private/"};
+  options.rules.max_depth = 2;
+  options.rules.deny_patterns = {"/private/"};
   ScopePolicy scope(options);
   EXPECT_TRUE(scope.Reject(U("http://other.org/a"), 1).empty());
   EXPECT_TRUE(scope.Reject(U("https://sub.example.co.uk/"), 2).empty());
@@ -39,7 +39,7 @@ TEST(ScopePolicyTest, WebScopeTakesAnyHttpHostButKeepsTheOtherRules) {
 
 TEST(ScopePolicyTest, AllowDomainCoversSubdomainsButNotLookalikes) {
   ScopeOptions options;
-  options.allow_domains = {"example.com"};
+  options.rules.allow_domains = {"example.com"};
   ScopePolicy scope(options);
   EXPECT_TRUE(scope.Reject(U("http://example.com/"), 0).empty());
   EXPECT_TRUE(scope.Reject(U("http://a.b.example.com/"), 0).empty());
@@ -49,8 +49,8 @@ TEST(ScopePolicyTest, AllowDomainCoversSubdomainsButNotLookalikes) {
 TEST(ScopePolicyTest, DepthAndLengthLimits) {
   ScopeOptions options;
   options.seed_hosts = {"h"};
-  options.max_depth = 2;
-  options.max_url_length = 30;
+  options.rules.max_depth = 2;
+  options.rules.max_url_length = 30;
   ScopePolicy scope(options);
   EXPECT_TRUE(scope.Reject(U("http://h/a"), 2).empty());
   EXPECT_EQ(scope.Reject(U("http://h/a"), 3), "depth");
@@ -60,8 +60,8 @@ TEST(ScopePolicyTest, DepthAndLengthLimits) {
 ScopeOptions PatternOptions(std::vector<std::string> allow, std::vector<std::string> deny) {
   ScopeOptions options;
   options.seed_hosts = {"h"};
-  options.allow_patterns = std::move(allow);
-  options.deny_patterns = std::move(deny);
+  options.rules.allow_patterns = std::move(allow);
+  options.rules.deny_patterns = std::move(deny);
   return options;
 }
 
@@ -74,10 +74,10 @@ ScopePolicy MustCreate(ScopeOptions options) {
 TEST(ScopePolicyTest, RequisitesForgiveHostAndAllowWithinTheirHopsButNotDeny) {
   ScopeOptions options;
   options.seed_hosts = {"example.com"};
-  options.max_depth = 0;
-  options.max_embed_hops = 1;
-  options.allow_patterns = {"^https?://example\\.com/docs/"};
-  options.deny_patterns = {"\\.exe$"};
+  options.rules.max_depth = 0;
+  options.rules.max_embed_hops = 1;
+  options.rules.allow_patterns = {"^https?://example\\.com/docs/"};
+  options.rules.deny_patterns = {"\\.exe$"};
   ScopePolicy scope = MustCreate(options);
   uint32_t hops = 9;
   EXPECT_TRUE(scope.RejectEmbed(U("http://example.com/docs/s.css"), 0, &hops).empty());

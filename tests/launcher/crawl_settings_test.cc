@@ -81,7 +81,7 @@ TEST(CrawlSettingsTest, WhatTheUserGivesReachesEachComponentAsTheSameValue) {
   EXPECT_EQ(frontier.metrics_port, 9100);
   EXPECT_EQ(frontier.link.heartbeat_ms, 300);
   EXPECT_EQ(frontier.politeness.robots_agent, "mybot");
-  EXPECT_EQ(frontier.allow_patterns, (std::vector<std::string>{"a.*", "b.*"}));
+  EXPECT_EQ(frontier.scope_rules.allow_patterns, (std::vector<std::string>{"a.*", "b.*"}));
   EXPECT_EQ(frontier.logging.level, "debug");
   // A choice travels by its name, as typed, and arrives as the enum.
   EXPECT_TRUE(Contains(frontier_args, "--scope=web"));
@@ -134,7 +134,7 @@ TEST(CrawlSettingsTest, ATomlConfigIsForwardedLikeFlags) {
   ParseAsComponent(l.forwarded.ArgsFor("frontier"), frontier::DeclareFrontierSettings, frontier);
   EXPECT_EQ(frontier.politeness.delay_ms, 12);
   EXPECT_FALSE(frontier.politeness.obey_robots);
-  EXPECT_EQ(frontier.allow_patterns, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(frontier.scope_rules.allow_patterns, (std::vector<std::string>{"x", "y"}));
   fetcher::FetcherOptions fetcher;
   ParseAsComponent(l.forwarded.ArgsFor("fetcher"), fetcher::DeclareFetcherSettings, fetcher);
   EXPECT_EQ(fetcher.http.user_agent, "cfg/1");
