@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "frontier/crawl_scheduler.h"
+#include "frontier/scheduler/crawl_scheduler.h"
 
 namespace zcrawl::frontier {
 namespace {

@@ -2,7 +2,7 @@
 // than a floor (--min-free-mb), so a process stops writing before the disk
 // is full rather than at ENOSPC: waiting above the floor is cheaper than
 // RocksDB's recovery from ENOSPC, which the frontier's store survives too
-// (frontier/store_info_log.h, store_writer.h) but which resumes only once
+// (frontier/store/store_info_log.h, store_writer.h) but which resumes only once
 // every few seconds. The writer uses the same floor for its output, with
 // ENOSPC itself as the backstop. Asks the filesystem (statvfs) at most once
 // a second.

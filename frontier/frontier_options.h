@@ -106,7 +106,7 @@ struct FrontierOptions {
   // validators, so the fetcher asks conditionally. Read once per state.
   std::string recrawl_list;
 
-  // --- Continuous crawl (frontier/refetch_policy.h) ---
+  // --- Continuous crawl (frontier/scheduler/refetch_policy.h) ---
   // Keep crawling: every page done is fetched again later, conditionally,
   // at an interval that adapts to how often it changes, within
   // [refetch_min_s, refetch_max_s]; the crawl never ends by itself (stop

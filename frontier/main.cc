@@ -7,9 +7,9 @@
 #include "common/open_file_limit.h"
 #include "common/cli_config.h"
 #include "common/shutdown_signal.h"
-#include "frontier/broker.h"
+#include "frontier/broker/broker.h"
 #include "frontier/frontier_options.h"
-#include "frontier/seed_file.h"
+#include "frontier/admission/seed_file.h"
 #include "frontier/frontier_settings.h"
 
 namespace zcrawl::frontier {

@@ -23,8 +23,8 @@
 #include "fetcher/charset.h"
 #include "fetcher/html_parser.h"
 #include "fetcher/link_resolver.h"
-#include "frontier/refetch_schedule.h"
-#include "frontier/url_store.h"
+#include "frontier/scheduler/refetch_schedule.h"
+#include "frontier/store/url_store.h"
 
 namespace zcrawl {
 namespace {
@@ -105,7 +105,7 @@ int InspectLinks(const std::string& base_url, const std::string& parser_name, bo
   return 0;
 }
 
-// A stopped continuous crawl's refetch schedule (frontier/refetch_schedule.h),
+// A stopped continuous crawl's refetch schedule (frontier/scheduler/refetch_schedule.h),
 // earliest first: when each URL is due, the interval it was given, the URL.
 int InspectSchedule(const std::string& state_dir) {
   frontier::UrlStoreOptions options;

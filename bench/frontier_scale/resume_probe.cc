@@ -14,7 +14,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The line frontier/seen_set.cc logs at info level when the filter rebuilt
+// The line frontier/seen/seen_set.cc logs at info level when the filter rebuilt
 // from the store replaces the one in use: "seen filter rebuilt from the
 // store: N URLs in M MB".
 constexpr std::string_view kRebuiltLine = "seen filter rebuilt";

@@ -16,7 +16,7 @@
 
 namespace zcrawl::bench {
 
-// The frontier's metrics the bench reads (frontier/broker.cc
+// The frontier's metrics the bench reads (frontier/broker/broker.cc
 // PublishMetrics). A frontier that lacks one reads as 0; where a rate
 // needs a missing one, a stand-in is used (see SampleRates).
 inline constexpr std::string_view kSeenUrls = "zcrawl_frontier_seen_urls";

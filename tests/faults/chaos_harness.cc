@@ -12,8 +12,8 @@
 #include <sstream>
 #include <thread>
 
-#include "frontier/url_fingerprint.h"
-#include "frontier/url_store.h"
+#include "frontier/store/url_fingerprint.h"
+#include "frontier/store/url_store.h"
 #include "tests/faults/fault_support.h"
 #include "tests/support/crawl_output.h"
 #include "tests/support/generated_site.h"

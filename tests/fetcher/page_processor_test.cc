@@ -34,7 +34,7 @@
 #include "fetcher/charset.h"
 #include "fetcher/curl_multi_loop.h"
 #include "fetcher/sitemap_links.h"
-#include "frontier/crawl_scheduler.h"
+#include "frontier/scheduler/crawl_scheduler.h"
 #include "tests/support/gzip_file.h"
 #include "tests/support/gzip_members.h"
 #include "tests/support/test_http_server.h"

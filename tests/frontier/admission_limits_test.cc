@@ -1,4 +1,4 @@
-#include "frontier/admission_limits.h"
+#include "frontier/admission/admission_limits.h"
 
 #include <gtest/gtest.h>
 

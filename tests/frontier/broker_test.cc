@@ -1,7 +1,7 @@
 // Broker, driven without processes: a real ROUTER over inproc://, fake
 // fetchers as DEALER sockets in the test, and a FakeClock, so liveness and
 // lost sends are checked to the millisecond instead of with sleeps.
-#include "frontier/broker.h"
+#include "frontier/broker/broker.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
-#include "frontier/broker.h"
+#include "frontier/broker/broker.h"
 #include "net/envelope_codec.h"
 #include "tests/support/inproc_peers.h"
 #include "tests/support/test_process.h"

@@ -2,7 +2,7 @@
 // origins and heads hold, refills within their bounds, robots rules that
 // wait on disk, and a resumed origin's queue (the cases both queue kinds
 // share are in crawl_scheduler_test.cc).
-#include "frontier/crawl_scheduler.h"
+#include "frontier/scheduler/crawl_scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "frontier/crawl_scheduler.h"
+#include "frontier/scheduler/crawl_scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // FingerprintTable against an exact std::set over random fingerprints,
 // across its growth; Clear empties it and keeps its capacity; ForEach visits
 // exactly what is in it.
-#include "frontier/fingerprint_table.h"
+#include "frontier/store/fingerprint_table.h"
 
 #include <gtest/gtest.h>
 

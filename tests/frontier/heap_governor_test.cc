@@ -1,7 +1,7 @@
 // HeapGovernor: what it withholds follows the heap past the budget, is
 // capped, is given back once the heap is well below, and settles when a
 // withheld byte frees more than a byte (the block cache's case).
-#include "frontier/heap_governor.h"
+#include "frontier/broker/heap_governor.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "frontier/known_url_cache.h"
+#include "frontier/seen/known_url_cache.h"
 
 #include <gtest/gtest.h>
 

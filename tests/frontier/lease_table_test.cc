@@ -1,6 +1,6 @@
 // LeaseTable: the atomic claim (a report counts only for the holder of the
 // lease it names), expiry in deadline order, and per-fetcher returns.
-#include "frontier/lease_table.h"
+#include "frontier/scheduler/lease_table.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // dropped when the shared cache or the store knows them), the parent passed
 // through, and its threads: every submitted job answered once, Stop
 // finishing the queue.
-#include "frontier/link_admitter.h"
+#include "frontier/admission/link_admitter.h"
 
 #include <poll.h>
 

@@ -1,7 +1,7 @@
 // MemoryBalancer with a fake clock, a fake heap and a fake store cache:
 // what it withholds from which part, how often it looks, and when it gives
 // up and says so.
-#include "frontier/memory_balancer.h"
+#include "frontier/broker/memory_balancer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The crawl's NetworkPolicy from its seeds and settings
-// (frontier/network_policy.h).
-#include "frontier/network_policy.h"
+// (frontier/admission/network_policy.h).
+#include "frontier/admission/network_policy.h"
 
 #include <gtest/gtest.h>
 

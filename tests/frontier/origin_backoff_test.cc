@@ -1,11 +1,11 @@
 // OriginBackoff: every transition of an origin's back-off, on a fake clock,
 // first by the rules alone, then through the scheduler (the whole origin
 // waits, not just the URL).
-#include "frontier/origin_backoff.h"
+#include "frontier/scheduler/origin_backoff.h"
 
 #include <gtest/gtest.h>
 
-#include "frontier/crawl_scheduler.h"
+#include "frontier/scheduler/crawl_scheduler.h"
 #include "tests/frontier/scheduler_test_support.h"
 
 namespace zcrawl::frontier {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "frontier/crawl_scheduler.h"
+#include "frontier/scheduler/crawl_scheduler.h"
 #include "tests/frontier/scheduler_test_support.h"
 #include "tests/support/test_process.h"
 

@@ -1,6 +1,6 @@
 // OriginStatusBoard: the status rows rank origins in RAM and parked ones
 // together, and a parked row leaves when its origin comes back.
-#include "frontier/origin_status_board.h"
+#include "frontier/scheduler/origin_status_board.h"
 
 #include <gtest/gtest.h>
 

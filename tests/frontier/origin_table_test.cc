@@ -1,7 +1,7 @@
 // OriginTable: origins get ids once, park when nothing of theirs is due and
 // the store holds their record, come back exact, and wait their turn in
 // line when RAM holds as many as it may.
-#include "frontier/origin_table.h"
+#include "frontier/scheduler/origin_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // PeerTable: the frontier's side of the heartbeat protocol, on timestamps
 // given by the test: who is lost, who is owed a heartbeat, and what the
 // frontier's own stall excuses.
-#include "frontier/peer_table.h"
+#include "frontier/broker/peer_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // QueueChangeIndex: each origin's queue changes in a batch, in staging
 // order, as the batch grows.
-#include "frontier/queue_change_index.h"
+#include "frontier/store/queue_change_index.h"
 
 #include <gtest/gtest.h>
 

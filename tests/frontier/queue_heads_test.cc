@@ -1,6 +1,6 @@
 // QueueHeads: the heads' RAM figures stay exact through every change, and
 // a refill loads the next part of a disk backlog within the heads' budget.
-#include "frontier/queue_heads.h"
+#include "frontier/scheduler/queue_heads.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // RefetchPolicy: the adaptive interval (x1.4 unchanged, x0.8 changed,
 // within [min, max], a first capture at min) and what counts as changed.
-#include "frontier/refetch_policy.h"
+#include "frontier/scheduler/refetch_policy.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // RefetchSchedule over a real UrlStore: due URLs come out earliest first and
 // never early, each once, across a reopening of the store; the state a
 // lease carries is kept beside; an origin's refetch count round-trips.
-#include "frontier/refetch_schedule.h"
+#include "frontier/scheduler/refetch_schedule.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // RetryQueue: URLs come out when their time comes, ties in arrival order.
-#include "frontier/retry_queue.h"
+#include "frontier/scheduler/retry_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 // fsync). Every test checks that the fault happened and was reported, that
 // a retry on the same store succeeds once the fault is gone, and that a
 // reopened store holds every acknowledged write.
-#include "frontier/retryable_io_file_system.h"
+#include "frontier/store/retryable_io_file_system.h"
 
 #include <gtest/gtest.h>
 #include <rocksdb/file_system.h>
@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "frontier/url_store.h"
+#include "frontier/store/url_store.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::frontier {

@@ -1,6 +1,6 @@
 // RobotsKeeper: what a robots.txt answer makes of an origin's rules, their
 // time to live, and their trip to the store and back.
-#include "frontier/robots_keeper.h"
+#include "frontier/scheduler/robots_keeper.h"
 
 #include <gtest/gtest.h>
 

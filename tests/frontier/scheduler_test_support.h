@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "frontier/url_store.h"
+#include "frontier/store/url_store.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl::frontier {

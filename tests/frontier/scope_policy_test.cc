@@ -1,4 +1,4 @@
-#include "frontier/scope_policy.h"
+#include "frontier/admission/scope_policy.h"
 
 #include <gtest/gtest.h>
 

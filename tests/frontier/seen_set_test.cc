@@ -3,7 +3,7 @@
 // store cache forces them) and reopenings (where the filter is rebuilt in
 // the background while checks go on). A false positive of the filter, a
 // lost staged entry or a stale rebuild would admit a URL twice or drop one.
-#include "frontier/seen_set.h"
+#include "frontier/seen/seen_set.h"
 
 #include <gtest/gtest.h>
 

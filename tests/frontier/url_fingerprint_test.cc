@@ -2,7 +2,7 @@
 // its key in the store. The site must be one value per origin (else one
 // URL could get two keys) and must never change between builds (it orders
 // keys on disk: a state written by one build is read by the next).
-#include "frontier/url_fingerprint.h"
+#include "frontier/store/url_fingerprint.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // records it replaced, across pops, returns to the front, insertions and
 // its compactions, keeps every field of every record, and holds RAM in
 // proportion to what it holds: nothing when empty, its records packed.
-#include "frontier/url_head.h"
+#include "frontier/scheduler/url_head.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <random>
 #include <string>
 
-#include "frontier/host_slot.h"
-#include "frontier/queued_url_codec.h"
+#include "frontier/scheduler/host_slot.h"
+#include "frontier/store/queued_url_codec.h"
 
 namespace zcrawl::frontier {
 namespace {

@@ -2,7 +2,7 @@
 // reopening, and clear refusals of damaged or foreign state.
 // Over 500 lines on purpose: one case per key family and per refused state,
 // each a store opened in a temporary folder and read back.
-#include "frontier/url_store.h"
+#include "frontier/store/url_store.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -16,9 +16,9 @@
 #include <random>
 #include <thread>
 
-#include "frontier/store_lock.h"
-#include "frontier/url_fingerprint.h"
-#include "frontier/url_store_records.h"
+#include "frontier/store/store_lock.h"
+#include "frontier/store/url_fingerprint.h"
+#include "frontier/store/url_store_records.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::frontier {

@@ -1,0 +1,42 @@
+#include "frontier/admission/registrable_domain.h"
+
+#include <libpsl.h>
+
+namespace zcrawl::frontier {
+namespace {
+
+const psl_ctx_t* List() {
+  // psl_latest(NULL) picks the newer of the distribution's file and the
+  // built-in copy; never freed (one per process).
+  static const psl_ctx_t* const list = [] {
+    const psl_ctx_t* latest = psl_latest(nullptr);
+    return latest ? latest : psl_builtin();
+  }();
+  return list;
+}
+
+}  // namespace
+
+std::string RegistrableDomain(std::string_view host) {
+  if (host.empty()) return {};
+  if (host.front() == '[' || host.find_first_not_of("0123456789.") == std::string_view::npos) {
+    return std::string(host);  // an IP address
+  }
+  const std::string name(host);
+  const psl_ctx_t* list = List();
+  if (list == nullptr) return name;
+  const char* domain = psl_registrable_domain(list, name.c_str());
+  return domain ? std::string(domain) : name;
+}
+
+std::string_view HostOfOrigin(std::string_view origin) {
+  const size_t scheme_end = origin.find("://");
+  std::string_view rest = scheme_end == std::string_view::npos ? origin : origin.substr(scheme_end + 3);
+  if (!rest.empty() && rest.front() == '[') {
+    const size_t close = rest.find(']');
+    return close == std::string_view::npos ? rest : rest.substr(0, close + 1);
+  }
+  return rest.substr(0, rest.find(':'));
+}
+
+}  // namespace zcrawl::frontier

@@ -1,0 +1,65 @@
+#include "frontier/scheduler/origin_backoff.h"
+
+#include <algorithm>
+#include <climits>
+#include <string_view>
+
+#include "frontier/scheduler/fetch_outcome.h"
+
+namespace zcrawl::frontier {
+
+ServerSignal SignalOf(const v1::FetchReport& report) {
+  if (report.status() == v1::FETCH_STATUS_OK) {
+    const uint32_t http = report.http_status();
+    if (http == 429 || http == 503) return ServerSignal::kPushBack;
+    if (http >= 500 && http <= 599) return ServerSignal::kServerError;
+    return ServerSignal::kHealthy;
+  }
+  if (report.status() == v1::FETCH_STATUS_TIMEOUT) return ServerSignal::kPushBack;
+  if (report.status() == v1::FETCH_STATUS_NETWORK_ERROR) {
+    const std::string_view cause = report.cause();
+    if (cause == "connection_refused" || cause == "connection_reset" || cause == "connect_timeout" ||
+        cause == "timeout" || cause == "empty_reply") {
+      return ServerSignal::kPushBack;
+    }
+  }
+  return ServerSignal::kNeutral;
+}
+
+bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64_t now_ms,
+                            int64_t leased_ms) const {
+  if (options_.backoff_max_ms == 0) return false;  // off: the user's own servers
+  ServerSignal signal = SignalOf(report);
+  if (signal == ServerSignal::kNeutral || (signal == ServerSignal::kHealthy && !slot.trouble)) return false;
+  OriginTrouble& trouble = slot.Trouble();
+  if (signal == ServerSignal::kServerError) {
+    if (trouble.server_errors_in_row < kServerErrorRun) ++trouble.server_errors_in_row;
+    if (trouble.server_errors_in_row < kServerErrorRun) return false;
+    signal = ServerSignal::kPushBack;
+  } else {
+    trouble.server_errors_in_row = 0;
+  }
+  const int64_t start = std::max(slot.delay_ms, kBackoffStartMs);
+  if (signal == ServerSignal::kHealthy) {
+    if (!BackingOff(slot) || leased_ms < trouble.last_pushback_ms) return false;
+    trouble.backoff_gap_ms = static_cast<int32_t>(int64_t{trouble.backoff_gap_ms} * 3 / 4);
+    if (trouble.backoff_gap_ms < std::max(slot.delay_ms, kBackoffEndMs)) {
+      trouble.backoff_gap_ms = 0;
+      trouble.backoff_since_ms = 0;
+    }
+    return false;
+  }
+  const int64_t grown = trouble.backoff_gap_ms == 0
+                            ? start
+                            : std::min<int64_t>(int64_t{trouble.backoff_gap_ms} * 2, options_.backoff_max_ms);
+  trouble.backoff_gap_ms = static_cast<int32_t>(std::min<int64_t>(std::max(grown, start), INT32_MAX));
+  if (trouble.backoff_since_ms == 0) trouble.backoff_since_ms = now_ms;
+  trouble.last_pushback_ms = now_ms;
+  // Retry-After: nothing goes to the origin before then. The gap also
+  // holds from now, so answers already in flight cannot shorten it.
+  const int64_t retry_after = std::min<int64_t>(report.retry_after_ms(), kMaxRetryAfterMs);
+  slot.next_fetch_ms = std::max(slot.next_fetch_ms, now_ms + std::max<int64_t>(retry_after, trouble.backoff_gap_ms));
+  return true;
+}
+
+}  // namespace zcrawl::frontier

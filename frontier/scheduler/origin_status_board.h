@@ -1,0 +1,57 @@
+// OriginStatusBoard: the per-origin rows of `./run status` and the summary
+// (the busiest, the most queued, the failing), ranked over the origins in
+// RAM and the rows kept of parked ones (ParkedOriginRows). A crawl may hold
+// millions of origins: rows are built for the best `limit` only.
+// Used by the broker thread only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "frontier/scheduler/host_slot.h"
+#include "frontier/scheduler/parked_origin_rows.h"
+#include "zcrawl.pb.h"
+
+namespace zcrawl::frontier {
+
+using OriginSlots = std::unordered_map<uint32_t, HostSlot>;
+
+class OriginStatusBoard {
+ public:
+  OriginStatusBoard();
+
+  // The row of an origin in RAM.
+  static v1::HostQueue RowOf(const HostSlot& slot);
+  // An origin parks with this row: kept if it ranks among the failing or
+  // the busiest.
+  void Parked(v1::HostQueue row);
+  // An origin came back to RAM: its parked row leaves (its slot ranks now).
+  void Loaded(std::string_view origin);
+
+  // The `limit` origins with the most URLs waiting or in flight (or, with
+  // `by_done`, the most completed).
+  std::vector<v1::HostQueue> Top(const OriginSlots& slots, size_t limit, bool by_done) const;
+  // Origins with failed URLs, those that fetched nothing first, then by
+  // failures.
+  std::vector<v1::HostQueue> Failing(const OriginSlots& slots, size_t limit) const;
+
+ private:
+  // The status shows 10 and the summary 5; a few more stand in for rows
+  // that leave when their origin is loaded again.
+  static constexpr size_t kParkedRows = 32;
+  static bool FailingBefore(const OriginCounts& a, const OriginCounts& b);
+  static bool BusiestBefore(const OriginCounts& a, const OriginCounts& b);
+  static bool MostQueuedBefore(const OriginCounts& a, const OriginCounts& b);
+  // The best `limit` by `before` of `slots` (`failing_only`: with
+  // failures) and the `parked` rows.
+  static std::vector<v1::HostQueue> Best(const OriginSlots& slots, size_t limit, OriginOrder before,
+                                         bool failing_only, const std::vector<v1::HostQueue>& parked);
+
+  ParkedOriginRows parked_failing_;
+  ParkedOriginRows parked_busiest_;
+};
+
+}  // namespace zcrawl::frontier
