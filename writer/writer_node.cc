@@ -382,6 +382,14 @@ void WriterNode::WriteSummary(const Sink::DedupCounts& dedup) const {
       .Key("bytes").Uint(counters_.bytes_stored)
       .Key("revisits").Uint(dedup.revisits)
       .Key("revisit_bytes_saved").Uint(dedup.bytes_saved)
+      .Key("flushes").Uint(counters_.flushes)
+      .Key("fetcher_warc_blocks").Uint(counters_.fetcher_warc_blocks)
+      .Key("bodies_omitted").Uint(counters_.bodies_omitted)
+      .Key("bodies_restored").Uint(counters_.bodies_restored)
+      .Key("malformed_messages").Uint(counters_.malformed_messages)
+      .Key("space_waits").Uint(counters_.space_waits)
+      .Key("pages_deferred").Uint(counters_.pages_deferred)
+      .Key("frontier_lost").Uint(counters_.frontier_lost)
       .EndObject();
   std::ofstream out(options_.summary_file, std::ios::trunc);
   out << json.str() << "\n";
