@@ -360,6 +360,7 @@ void WriterNode::PublishMetrics() {
   AppendMetric(out, "zcrawl_writer_space_waits_total", "counter", "Times the writer ran out of space", counters_.space_waits);
   AppendMetric(out, "zcrawl_writer_pages_deferred_total", "counter", "Pages left to their fetchers while out of space", counters_.pages_deferred);
   AppendMetric(out, "zcrawl_writer_frontier_lost_total", "counter", "Times the frontier went silent past liveness x heartbeat", counters_.frontier_lost);
+  AppendMetric(out, "zcrawl_writer_curve_clients_rejected_total", "counter", "CURVE handshakes refused: a key not on --curve-allow", zap_ ? zap_->rejected() : 0);
   metrics_->Publish(std::move(out));
 }
 
@@ -390,6 +391,7 @@ void WriterNode::WriteSummary(const Sink::DedupCounts& dedup) const {
       .Key("space_waits").Uint(counters_.space_waits)
       .Key("pages_deferred").Uint(counters_.pages_deferred)
       .Key("frontier_lost").Uint(counters_.frontier_lost)
+      .Key("curve_clients_rejected").Uint(zap_ ? zap_->rejected() : 0)
       .EndObject();
   std::ofstream out(options_.summary_file, std::ios::trunc);
   out << json.str() << "\n";
