@@ -126,6 +126,10 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
     MutexLock lock(mu_);
     return idle_;
   }
+  size_t idle_threads_without_deadline() const {
+    MutexLock lock(mu_);
+    return idle_without_deadline_;
+  }
   size_t running() const {
     MutexLock lock(mu_);
     return running_;
@@ -238,7 +242,9 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
       ++idle_;
       bool timed_out = false;
       if (keep_alive_ms_ < 0) {
+        ++idle_without_deadline_;
         work_cv_.wait(lock.native());
+        --idle_without_deadline_;
       } else {
         const auto expiry =
             idle_since + std::chrono::milliseconds(keep_alive_ms_);
@@ -341,6 +347,7 @@ class ThreadPool::Core : public std::enable_shared_from_this<Core> {
   size_t target_ GUARDED_BY(mu_);
   size_t live_ GUARDED_BY(mu_) = 0;                  // Excludes abandoned.
   size_t idle_ GUARDED_BY(mu_) = 0;
+  size_t idle_without_deadline_ GUARDED_BY(mu_) = 0;  // Of idle_, untimed waits.
   size_t running_ GUARDED_BY(mu_) = 0;               // Excludes abandoned.
   size_t abandoned_ GUARDED_BY(mu_) = 0;             // Hung, not yet back.
   uint64_t replaced_ GUARDED_BY(mu_) = 0;
@@ -378,6 +385,9 @@ std::vector<std::string> ThreadPool::Shutdown(ShutdownMode mode) {
 size_t ThreadPool::target_size() const { return core_->target_size(); }
 size_t ThreadPool::live_threads() const { return core_->live_threads(); }
 size_t ThreadPool::idle_threads() const { return core_->idle_threads(); }
+size_t ThreadPool::idle_threads_without_deadline() const {
+  return core_->idle_threads_without_deadline();
+}
 size_t ThreadPool::queued() const { return core_->queued(); }
 size_t ThreadPool::running() const { return core_->running(); }
 size_t ThreadPool::abandoned_threads() const {

@@ -106,6 +106,9 @@ class ThreadPool {
   size_t live_threads() const;
   // Workers waiting for work.
   size_t idle_threads() const;
+  // Of those, workers waiting with no keep-alive deadline (keep_alive_ms <
+  // 0): nothing but work, Resize or Shutdown ends their wait.
+  size_t idle_threads_without_deadline() const;
   // Items queued and not yet started.
   size_t queued() const;
   // Tasks currently running on (non-abandoned) workers.

@@ -48,30 +48,33 @@ void WriterNode::DefineCounters() {
          .read = [this] { return sinks_.dedup_counts().bytes_saved; }});
   r.Add({.metric = "zcrawl_writer_write_errors_total", .kind = kCounter, .help = "Failed writes or flushes",
          .read = [this] { return counters_.write_errors; }});
-  r.Add({.metric = "zcrawl_writer_flushes_total", .kind = kCounter, .help = "Group commits",
+  r.Add({.summary_key = "flushes", .metric = "zcrawl_writer_flushes_total", .kind = kCounter, .help = "Group commits",
          .read = [this] { return counters_.flushes; }});
-  r.Add({.metric = "zcrawl_writer_fetcher_warc_blocks_total", .kind = kCounter,
+  r.Add({.summary_key = "fetcher_warc_blocks", .metric = "zcrawl_writer_fetcher_warc_blocks_total", .kind = kCounter,
          .help = "Pages written that came with WARC blocks compressed by their fetcher",
          .read = [this] { return counters_.fetcher_warc_blocks; }});
-  r.Add({.metric = "zcrawl_writer_bodies_omitted_total", .kind = kCounter,
+  r.Add({.summary_key = "bodies_omitted", .metric = "zcrawl_writer_bodies_omitted_total", .kind = kCounter,
          .help = "Pages that came without their body (no sink reads bodies)",
          .read = [this] { return counters_.bodies_omitted; }});
-  r.Add({.metric = "zcrawl_writer_bodies_restored_total", .kind = kCounter,
+  r.Add({.summary_key = "bodies_restored", .metric = "zcrawl_writer_bodies_restored_total", .kind = kCounter,
          .help = "Pages sent without their body whose body a sink needed, inflated from the WARC block",
          .read = [this] { return counters_.bodies_restored; }});
-  r.Add({.metric = "zcrawl_writer_malformed_messages_total", .kind = kCounter, .help = "Messages dropped as malformed",
+  r.Add({.summary_key = "malformed_messages", .metric = "zcrawl_writer_malformed_messages_total", .kind = kCounter, .help = "Messages dropped as malformed",
          .status = StatusField(&v1::StatusReply::set_malformed_messages),
          .read = [this] { return counters_.malformed_messages; }});
   r.Add({.metric = "zcrawl_writer_waiting_for_space", .kind = CounterKind::kGauge,
          .help = "1 while the writer waits for disk space",
          .read = [this] { return uint64_t{waiting_for_space_.empty() ? 0u : 1u}; }});
-  r.Add({.metric = "zcrawl_writer_space_waits_total", .kind = kCounter, .help = "Times the writer ran out of space",
+  r.Add({.summary_key = "space_waits", .metric = "zcrawl_writer_space_waits_total", .kind = kCounter, .help = "Times the writer ran out of space",
          .read = [this] { return counters_.space_waits; }});
-  r.Add({.metric = "zcrawl_writer_pages_deferred_total", .kind = kCounter,
+  r.Add({.summary_key = "pages_deferred", .metric = "zcrawl_writer_pages_deferred_total", .kind = kCounter,
          .help = "Pages left to their fetchers while out of space", .read = [this] { return counters_.pages_deferred; }});
-  r.Add({.metric = "zcrawl_writer_frontier_lost_total", .kind = kCounter,
+  r.Add({.summary_key = "frontier_lost", .metric = "zcrawl_writer_frontier_lost_total", .kind = kCounter,
          .help = "Times the frontier went silent past liveness x heartbeat",
          .read = [this] { return counters_.frontier_lost; }});
+  r.Add({.summary_key = "curve_clients_rejected", .metric = "zcrawl_writer_curve_clients_rejected_total",
+         .kind = kCounter, .help = "CURVE handshakes refused: a key not on --curve-allow",
+         .read = [this] { return zap_ ? zap_->rejected() : 0; }});
 }
 
 WriterNode::~WriterNode() { CloseSinks().IgnoreError(); }

@@ -118,6 +118,9 @@ class SeenSet {
   // is adopted).
   bool filter_complete() const { return filter_complete_; }
   uint64_t filter_bytes() const { return filter_->memory_bytes(); }
+  // Entries the filter is designed for (~1% false positives); past half of
+  // them it grows, if its share has room.
+  uint64_t filter_capacity() const { return filter_capacity_; }
   bool rebuilding() const { return rebuild_thread_.joinable(); }
 
   // The size the filter grows to from `bytes` within a share of

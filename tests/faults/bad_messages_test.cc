@@ -342,20 +342,10 @@ TEST_F(BadMessagesTest, GarbageOnBothPortsIsCountedAndTheCrawlStillCompletes) {
   ExpectEveryPageStoredOnce(dir_ + "/out");
   EXPECT_EQ(server_->requests_for("/forged"), 0u);
 
-  // The summary carries the same count; each drop left a log line.
+  // The summary carries the same count.
   const auto summary = nlohmann::json::parse(ReadFile(dir_ + "/summary.json"), nullptr, false);
   ASSERT_FALSE(summary.is_discarded());
   EXPECT_GE(summary["malformed_messages"].get<uint64_t>(), frontier_expected);
-  for (const auto& [log, expected] : {std::pair{ReadFile(dir_ + "/frontier.log"), frontier_expected},
-                                      std::pair{ReadFile(dir_ + "/writer.log"), writer_expected}}) {
-    uint64_t lines = 0;
-    for (const auto& line : NonEmptyLines(log)) {
-      if (line.find("dropped") != std::string::npos || line.find("unexpected message") != std::string::npos) {
-        ++lines;
-      }
-    }
-    EXPECT_GE(lines, expected) << log;
-  }
 }
 
 }  // namespace

@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "frontier/store/url_fingerprint.h"
-#include "frontier/store/url_store.h"
 #include "tests/faults/fault_support.h"
 #include "tests/support/crawl_output.h"
+#include "tests/support/frontier_state.h"
 #include "tests/support/generated_site.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
@@ -53,21 +53,6 @@ std::vector<double> KillMoments(int kills, std::mt19937& random) {
   const double slot = 0.82 / std::max(kills, 1);
   for (int i = 0; i < kills; ++i) moments.push_back(0.03 + slot * (i + within(random)));
   return moments;
-}
-
-// fingerprint -> state of every seen URL in the frontier's store
-// (OUT/.zcrawl/frontier.db), read after the crawl has exited.
-std::string ReadUrlStates(const std::string& state_dir, std::map<uint64_t, int>* states) {
-  zcrawl::frontier::UrlStoreOptions options;
-  options.dir = state_dir;
-  options.read_only = true;
-  auto store = zcrawl::frontier::UrlStore::Open(options);
-  if (!store.ok()) return store.status().message();
-  zcrawl::Status s = (*store)->ForEachSeen([&](const zcrawl::frontier::SeenEntry& entry) {
-    (*states)[entry.fingerprint] = static_cast<int>(entry.state);
-    return true;
-  });
-  return s.ok() ? "" : s.message();
 }
 
 std::string Tail(const std::string& text, size_t bytes) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tests/faults/fault_support.h"
+#include "tests/support/frontier_state.h"
 #include "tests/support/crawl_output.h"
 #include "tests/support/netns.h"
 #include "tests/support/nxdomain_dns_server.h"
@@ -91,8 +92,8 @@ TEST(DnsFailureTest, ThousandsOfNamesThatDoNotExistFailWithTheDnsReasonAndLeakNo
   frontier.Start((*lan)->Exec("crawl", {BinDir() + "/zcrawl-frontier", "--bind", frontier_ep, "--insecure",
                                         "--allow-domain", kMissingDomain, "--delay-ms", "0", "--per-host", "4",
                                         "--retries", "1", "--retry-base-ms", "100", "--heartbeat-ms", "200",
-                                        "--summary-file", summary_path, "--log-level", "debug",
-                                        site->origin() + "/"}),
+                                        "--summary-file", summary_path, "--state", dir + "/state",
+                                        "--log-level", "debug", site->origin() + "/"}),
                  dir + "/frontier.log");
   writer.Start((*lan)->Exec("crawl", {BinDir() + "/zcrawl-writer", "--bind", writer_ep, "--insecure",
                                       "--frontier", frontier_ep, "--out", dir + "/out", "--heartbeat-ms", "200"}),
@@ -136,9 +137,11 @@ TEST(DnsFailureTest, ThousandsOfNamesThatDoNotExistFailWithTheDnsReasonAndLeakNo
   EXPECT_EQ(reasons, expected);
   EXPECT_EQ(summary["done"].get<uint64_t>(), static_cast<uint64_t>(1 + kGoodPages));
   EXPECT_EQ(ReadIndex(dir + "/out").size(), static_cast<size_t>(1 + kGoodPages));
-  EXPECT_NE(ReadFile(dir + "/frontier.log").find("failed url=http://" + MissingHost(0) +
-                                                 "/ reason=robots_unavailable: dns_not_found"),
-            std::string::npos);
+  const std::map<std::string, std::string> failed = FailedUrls(dir + "/state");
+  EXPECT_EQ(failed.size(), static_cast<size_t>(kMissingNames));
+  const auto first = failed.find("http://" + MissingHost(0) + "/");
+  ASSERT_NE(first, failed.end());
+  EXPECT_EQ(first->second, "robots_unavailable: dns_not_found");
 
   // Bounded while thousands of lookups failed: at most one resolver thread
   // and a few descriptors per transfer in flight, and little memory.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/faults/fault_support.h"
+#include "tests/support/frontier_state.h"
 #include "tests/support/broken_h2_server.h"
 #include "tests/support/crawl_output.h"
 #include "tests/support/test_http_server.h"
@@ -45,8 +46,8 @@ TEST(Http2ErrorsTest, EveryProtocolErrorEndsInACountedHttp2Failure) {
   const std::string summary_path = dir + "/summary.json";
   std::vector<std::string> frontier_argv = {BinDir() + "/zcrawl-frontier", "--bind", frontier_ep, "--delay-ms",
                                             "0", "--retries", "1", "--retry-base-ms", "100", "--heartbeat-ms",
-                                            "200", "--summary-file", summary_path, "--log-level", "debug",
-                                            good.origin() + "/"};
+                                            "200", "--summary-file", summary_path, "--state", dir + "/state",
+                                            "--log-level", "debug", good.origin() + "/"};
   for (const auto& server : broken) frontier_argv.push_back(server->origin() + "/page.html");
   TestProcess frontier, writer, fetcher;
   frontier.Start(frontier_argv, dir + "/frontier.log");
@@ -84,17 +85,18 @@ TEST(Http2ErrorsTest, EveryProtocolErrorEndsInACountedHttp2Failure) {
     counted += n.get<uint64_t>();
   }
   EXPECT_EQ(counted, std::size(kFaults)) << summary.dump(2);
+  const std::map<std::string, std::string> failed = FailedUrls(dir + "/state");
   for (size_t i = 0; i < broken.size(); ++i) {
     const auto& server = broken[i];
     SCOPED_TRACE(server->origin() + " " + H2FaultName(kFaults[i]));
     // HTTP/2 was really spoken and the fault really sent, on both attempts.
     EXPECT_GE(server->h2_connections(), 1u);
     EXPECT_GE(server->faults_sent(), 2u);
-    const std::string prefix = "failed url=" + server->origin() + "/page.html reason=robots_unavailable: ";
-    const size_t at = frontier_log.find(prefix);
-    ASSERT_NE(at, std::string::npos);
-    const std::string cause = frontier_log.substr(at + prefix.size(),
-                                                  frontier_log.find(' ', at + prefix.size()) - at - prefix.size());
+    const auto reason = failed.find(server->origin() + "/page.html");
+    ASSERT_NE(reason, failed.end());
+    const std::string prefix = "robots_unavailable: ";
+    ASSERT_TRUE(reason->second.starts_with(prefix)) << reason->second;
+    const std::string cause = reason->second.substr(prefix.size());
     // GOAWAY and RST_STREAM are HTTP/2 errors in libcurl's own words. The
     // others make nghttp2 end the session before any response header,
     // which libcurl before 8 reports as an empty reply.

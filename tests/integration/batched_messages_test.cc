@@ -258,7 +258,8 @@ TEST_F(BatchedMessagesTest, WriterRestoresAnOmittedBodyForASinkThatReadsBodies) 
   // restore it from, the page is refused, so the frontier fetches it again.
   const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
   TestProcess writer;
-  writer.Start({BinDir() + "/zcrawl-writer", "--bind", endpoint, "--out", dir_ + "/out", "--format", "files"},
+  writer.Start({BinDir() + "/zcrawl-writer", "--bind", endpoint, "--out", dir_ + "/out", "--format", "files",
+                "--summary-file", dir_ + "/writer-summary.json"},
                dir_ + "/writer.log");
   FakeFetcher fetcher(context_, endpoint);
   fetcher.Send(ReadyAsFetcher(1));
@@ -303,8 +304,9 @@ TEST_F(BatchedMessagesTest, WriterRestoresAnOmittedBodyForASinkThatReadsBodies) 
   EXPECT_EQ(entry["bytes"], body.size());
   writer.Signal(SIGTERM);
   EXPECT_TRUE(writer.Wait(10000).has_value());
-  EXPECT_NE(ReadFile(dir_ + "/writer.log").find("bodies_restored=1"), std::string::npos)
-      << ReadFile(dir_ + "/writer.log");
+  const auto summary = nlohmann::json::parse(ReadFile(dir_ + "/writer-summary.json"), nullptr, false);
+  ASSERT_FALSE(summary.is_discarded()) << ReadFile(dir_ + "/writer.log");
+  EXPECT_EQ(summary.value("bodies_restored", 0u), 1u) << summary.dump(2);
 }
 
 // A ROUTER standing in for the frontier or the writer: receives envelopes

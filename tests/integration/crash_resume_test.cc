@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <nlohmann/json.hpp>
 
 #include "tests/support/crawl_output.h"
 #include "tests/support/served_site_test.h"
@@ -40,6 +41,12 @@ class CrashResumeTest : public ServedSiteTest {
   }
 
   void ExpectEveryPageStoredOnce() { ServedSiteTest::ExpectEveryPageStoredOnce(dir_ + "/out"); }
+
+  // What the last frontier of the crawl wrote as it exited.
+  nlohmann::json Summary() const {
+    auto summary = nlohmann::json::parse(ReadFile(dir_ + "/out/.zcrawl/summary.json"), nullptr, false);
+    return summary.is_discarded() ? nlohmann::json::object() : summary;
+  }
 };
 
 TEST_F(CrashResumeTest, FrontierKilledMidCrawlIsRestartedAndResumes) {
@@ -52,7 +59,7 @@ TEST_F(CrashResumeTest, FrontierKilledMidCrawlIsRestartedAndResumes) {
   EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/crawl.log");
   const std::string log = ReadFile(dir_ + "/crawl.log");
   EXPECT_NE(log.find("restarting frontier"), std::string::npos) << log;
-  EXPECT_NE(log.find("resuming crawl"), std::string::npos) << log;
+  EXPECT_EQ(Summary().value("resumed", false), true) << Summary().dump(2);
   ExpectEveryPageStoredOnce();
 }
 
@@ -84,7 +91,7 @@ TEST_F(CrashResumeTest, TheSingleProcessKilledMidCrawlIsRestartedAndResumes) {
   const std::string log = ReadFile(dir_ + "/crawl.log");
   EXPECT_NE(log.find("in one process"), std::string::npos) << log;
   EXPECT_NE(log.find("restarting local"), std::string::npos) << log;
-  EXPECT_NE(log.find("resuming crawl"), std::string::npos) << log;
+  EXPECT_EQ(Summary().value("resumed", false), true) << Summary().dump(2);
   ExpectEveryPageStoredOnce();
 }
 
@@ -105,14 +112,16 @@ TEST_F(CrashResumeTest, EverythingKilledThenTheSameCommandFinishesTheCrawl) {
   auto code = again.Wait(120000);
   ASSERT_TRUE(code.has_value()) << ReadFile(dir_ + "/second.log");
   EXPECT_EQ(*code, 0) << ReadFile(dir_ + "/second.log");
-  EXPECT_NE(ReadFile(dir_ + "/second.log").find("resuming"), std::string::npos);
+  EXPECT_EQ(Summary().value("resumed", false), true) << Summary().dump(2);
   ExpectEveryPageStoredOnce();
 
   // A third run finds the crawl finished and says so.
   TestProcess third;
   StartCrawl(third, "third.log");
   EXPECT_EQ(third.Wait(30000).value_or(-1), 0);
-  EXPECT_NE(ReadFile(dir_ + "/third.log").find("already finished"), std::string::npos);
+  EXPECT_NE(ReadFile(dir_ + "/third.log").find("crawl: the crawl in " + dir_ + "/out had already finished"),
+            std::string::npos) << ReadFile(dir_ + "/third.log");
+  EXPECT_EQ(Summary().value("already_finished", false), true) << Summary().dump(2);
 }
 
 }  // namespace

@@ -84,15 +84,14 @@ class SiteFixture : public ServedSiteTest {
     return log;
   }
 
-  // The number after `key` in the writer's closing line of `log`.
-  static uint64_t WriterDoneField(const std::string& log, const std::string& key) {
-    const size_t line = log.find("writer done ");
-    const size_t at = line == std::string::npos ? line : log.find(" " + key + "=", line);
-    if (at == std::string::npos) {
-      ADD_FAILURE() << "no " << key << " in the writer's closing line; log:\n" << log;
+  // The count `key` of the writer's summary, written as it exited.
+  uint64_t WriterSummaryField(const std::string& key) const {
+    const auto summary = nlohmann::json::parse(ReadFile(dir_ + "/out/.zcrawl/writer-summary.json"), nullptr, false);
+    if (summary.is_discarded() || !summary.contains(key)) {
+      ADD_FAILURE() << "no " << key << " in the writer's summary: " << summary.dump();
       return 0;
     }
-    return std::stoull(log.substr(at + key.size() + 2));
+    return summary[key].get<uint64_t>();
   }
 };
 
@@ -165,9 +164,9 @@ TEST_F(SiteFixture, WarcCrawlStoresEveryPageWithBlocksCompressedByTheFetchers) {
   // The writer says how many pages came compressed. It asks each fetcher in
   // its first answer, before that fetcher can have fetched anything (a URL
   // takes a round trip to the frontier first), so all of them should.
-  EXPECT_EQ(WriterDoneField(log, "fetcher_warc_blocks"), expected) << log;
+  EXPECT_EQ(WriterSummaryField("fetcher_warc_blocks"), expected) << log;
   // WARC alone reads no bodies beyond the blocks: they stayed behind.
-  EXPECT_EQ(WriterDoneField(log, "bodies_omitted"), expected) << log;
+  EXPECT_EQ(WriterSummaryField("bodies_omitted"), expected) << log;
 }
 
 // Lines of a text file, sorted.
@@ -300,10 +299,10 @@ TEST_F(SiteFixture, JsonlCrawlStoresEveryPageWhileTheBodiesStayWithTheFetchers) 
   EXPECT_EQ(pages[sample]["title"], "Page 42");
   EXPECT_FALSE(pages[sample]["outlinks"].empty());
   EXPECT_FALSE(pages[sample].contains("body"));
-  EXPECT_GT(WriterDoneField(log, "bytes"), 300u * 100) << log;  // the site's pages are > 100 bytes
+  EXPECT_GT(WriterSummaryField("bytes"), 300u * 100) << log;  // the site's pages are > 100 bytes
   // Every page came without its body (asked in the writer's first answer,
   // before any fetch could finish).
-  EXPECT_EQ(WriterDoneField(log, "bodies_omitted"), pages.size()) << log;
+  EXPECT_EQ(WriterSummaryField("bodies_omitted"), pages.size()) << log;
 }
 
 TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) {

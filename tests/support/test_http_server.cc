@@ -94,8 +94,16 @@ void TestHttpServer::AcceptLoop() {
   while (!stopping_) {
     pollfd p{listen_fd_, POLLIN, 0};
     if (poll(&p, 1, 100) <= 0) continue;
-    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof peer;
+    const int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    char client[INET6_ADDRSTRLEN] = "";
+    if (peer.ss_family == AF_INET) {
+      inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&peer)->sin_addr, client, sizeof client);
+    } else if (peer.ss_family == AF_INET6) {
+      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&peer)->sin6_addr, client, sizeof client);
+    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     std::lock_guard<std::mutex> lock(mutex_);
@@ -105,11 +113,11 @@ void TestHttpServer::AcceptLoop() {
     }
     connection_fds_.push_back(fd);
     ++connections_accepted_;
-    connection_threads_.emplace_back([this, fd] { ServeConnection(fd); });
+    connection_threads_.emplace_back([this, fd, client = std::string(client)] { ServeConnection(fd, client); });
   }
 }
 
-void TestHttpServer::ServeConnection(int fd) {
+void TestHttpServer::ServeConnection(int fd, const std::string& client) {
   std::string buffer;
   char chunk[8192];
   bool keep_alive = true;
@@ -157,6 +165,7 @@ void TestHttpServer::ServeConnection(int fd) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       ++counts_[request.target];
+      ++counts_by_client_[client];
     }
     ++total_requests_;
     TestResponse response;
@@ -248,6 +257,12 @@ uint64_t TestHttpServer::requests_for(const std::string& target) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = counts_.find(target);
   return it == counts_.end() ? 0 : it->second;
+}
+
+uint64_t TestHttpServer::requests_from(const std::string& client_address) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = counts_by_client_.find(client_address);
+  return it == counts_by_client_.end() ? 0 : it->second;
 }
 
 std::map<std::string, uint64_t> TestHttpServer::request_counts() const {

@@ -91,6 +91,8 @@ class TestHttpServer {
   uint64_t connections_accepted() const { return connections_accepted_.load(); }
   uint64_t requests_for(const std::string& target) const;
   std::map<std::string, uint64_t> request_counts() const;
+  // Requests that came from the client at `client_address` ("10.0.0.21").
+  uint64_t requests_from(const std::string& client_address) const;
   // Most requests in progress at once, each counted from its arrival until
   // its response starts to go out (after the handler's delay).
   int peak_in_progress() const { return peak_in_progress_.load(); }
@@ -99,7 +101,7 @@ class TestHttpServer {
 
  private:
   void AcceptLoop();
-  void ServeConnection(int fd);
+  void ServeConnection(int fd, const std::string& client);
   // Sends `response` (the handler's answer, after its delay).
   void Respond(int fd, const TestResponse& response, bool* keep_alive);
 
@@ -114,6 +116,7 @@ class TestHttpServer {
   std::vector<std::thread> connection_threads_;  // guarded by mutex_
   std::vector<int> connection_fds_;              // guarded by mutex_
   std::map<std::string, uint64_t> counts_;       // guarded by mutex_
+  std::map<std::string, uint64_t> counts_by_client_;  // guarded by mutex_
   std::atomic<uint64_t> total_requests_{0};
   std::atomic<uint64_t> connections_accepted_{0};
   std::atomic<int> in_progress_{0};

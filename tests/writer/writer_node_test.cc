@@ -152,7 +152,11 @@ TEST_F(WriterNodeTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
   const auto summary = nlohmann::ordered_json::parse(registry.SummaryJson());
   std::vector<std::string> keys;
   for (const auto& [key, value] : summary.items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"stored", "duplicates", "bytes", "revisits", "revisit_bytes_saved"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"stored", "duplicates", "bytes", "revisits", "revisit_bytes_saved",
+                                            "flushes", "fetcher_warc_blocks", "bodies_omitted", "bodies_restored",
+                                            "malformed_messages", "space_waits", "pages_deferred", "frontier_lost",
+                                            "curve_clients_rejected"}));
+  EXPECT_EQ(summary["malformed_messages"], 1);
 
   std::map<std::string, std::string> samples;  // name -> value
   int lines = 0;
@@ -162,8 +166,8 @@ TEST_F(WriterNodeTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
     ++lines;
     samples[line.substr(0, line.find(' '))] = line.substr(line.find(' ') + 1);
   }
-  EXPECT_EQ(lines, 13);
-  EXPECT_EQ(samples.size(), 13u) << "each metric once";
+  EXPECT_EQ(lines, 14);
+  EXPECT_EQ(samples.size(), 14u) << "each metric once";
   EXPECT_EQ(samples["zcrawl_writer_malformed_messages_total"], "1");
   EXPECT_EQ(samples["zcrawl_writer_pages_stored_total"], "0");
 
