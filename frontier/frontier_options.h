@@ -98,6 +98,8 @@ struct FrontierOptions {
   std::vector<std::string> seeds;
   // A seed list file (common/seed_list.h), read at start beside `seeds`.
   std::string seeds_file;
+  // Its bad lines, skipped when it was read (AddSeedFile); for the summary.
+  uint64_t seeds_skipped = 0;
   // A recrawl's list (JSON lines: url, depth, and what revalidates it:
   // etag, last_modified, fetched_at_ms, payload_digest), written by
   // `./run crawl --recrawl` from an earlier crawl's indexes. Each URL is

@@ -11,6 +11,7 @@ Status AddSeedFile(FrontierOptions& options) {
   auto list = ReadSeedList(options.seeds_file);
   if (!list.ok()) return list.status();
   for (const auto& error : list->errors) spdlog::warn("seed skipped: {}", error);
+  options.seeds_skipped += list->errors.size();
   options.seeds.insert(options.seeds.end(), list->urls.begin(), list->urls.end());
   return Status::Ok();
 }

@@ -211,9 +211,11 @@ void Broker::HandleReady(Peer& peer, const v1::Envelope& envelope) {
     const std::unordered_set<uint64_t> held(ready.held_lease_ids().begin(), ready.held_lease_ids().end());
     const uint64_t returned = scheduler_->ReturnLeasesNotHeld(peer.identity, held);
     counters_.leases_not_held += returned;
+    ++counters_.peers_rejoined;
     spdlog::info("peer rejoined id={} leases_kept={} leases_returned={}", peer.sender_id,
                  scheduler_->leases_of(peer.identity), returned);
   } else {
+    ++counters_.peers_joined;
     spdlog::info("peer joined id={} role={} host={} pid={} threads={}", peer.sender_id,
                  v1::PeerRole_Name(peer.role), peer.hostname, peer.pid, ready.threads());
   }

@@ -55,6 +55,8 @@ struct BrokerCounters {
   uint64_t links_duplicate = 0;
   uint64_t links_over_limit = 0;
   uint64_t admitted = 0;
+  uint64_t peers_joined = 0;    // READY from a connection the frontier did not know (writers too)
+  uint64_t peers_rejoined = 0;  // READY from a fetcher it knew: reconnected before declared lost
   uint64_t peers_lost = 0;
   uint64_t sends_failed = 0;   // envelopes that could not be sent (peer gone, queue full)
   uint64_t leases_unsent = 0;  // leases of those, returned at once

@@ -95,6 +95,9 @@ void Broker::DefineCounters() {
          .read = [this] { return store_->resumed(); }});
   r.Add({.summary_key = "already_finished", .kind = kGauge, .help = "The state folder held a finished crawl",
          .read = [this] { return already_finished_; }});
+  r.Add({.summary_key = "seeds_skipped", .metric = "zcrawl_frontier_seeds_skipped_total", .kind = kCounter,
+         .help = "Lines of the --seeds file skipped: not an http(s) URL",
+         .read = [this] { return options_.seeds_skipped; }});
   r.Add({.summary_key = "links.reported", .metric = "zcrawl_frontier_links_reported_total", .kind = kCounter,
          .help = "Links reported by fetchers", .read = [this] { return counters_.links_reported; }});
   r.Add({.summary_key = "links.invalid", .metric = "zcrawl_frontier_links_invalid_total", .kind = kCounter,
@@ -109,8 +112,17 @@ void Broker::DefineCounters() {
          .kind = kCounter, .help = "Messages dropped as malformed",
          .status = StatusField(&v1::StatusReply::set_malformed_messages),
          .read = [this] { return counters_.malformed_messages; }});
+  r.Add({.summary_key = "curve_clients_rejected", .metric = "zcrawl_frontier_curve_clients_rejected_total",
+         .kind = kCounter, .help = "CURVE handshakes refused: a key not on --curve-allow",
+         .read = [this] { return zap_ ? zap_->rejected() : 0; }});
   r.Add({.summary_key = "peers_lost", .metric = "zcrawl_frontier_peers_lost_total", .kind = kCounter,
          .help = "Peers declared dead", .read = [this] { return counters_.peers_lost; }});
+  r.Add({.summary_key = "peers_joined", .metric = "zcrawl_frontier_peers_joined_total", .kind = kCounter,
+         .help = "Peers that said READY on a connection the frontier did not know (fetchers, writers)",
+         .read = [this] { return counters_.peers_joined; }});
+  r.Add({.summary_key = "peers_rejoined", .metric = "zcrawl_frontier_peers_rejoined_total", .kind = kCounter,
+         .help = "Fetchers that said READY again before they were declared dead (reconnected)",
+         .read = [this] { return counters_.peers_rejoined; }});
   r.Add({.summary_key = "leases_not_held", .metric = "zcrawl_frontier_leases_not_held_total", .kind = kCounter,
          .help = "Leases returned when their fetcher rejoined without them",
          .read = [this] { return counters_.leases_not_held; }});

@@ -211,6 +211,8 @@ TEST_F(BrokerTest, AFetcherThatRejoinsKeepsTheLeasesItHoldsAndReturnsTheRest) {
   fetcher.send(zmq::buffer(codec.Encode(ready)), zmq::send_flags::none);
   for (int turn = 0; turn < 50 && broker_->counters().leases_not_held == 0; ++turn) Step();
   EXPECT_EQ(broker_->counters().leases_not_held, 1u);
+  EXPECT_EQ(broker_->counters().peers_rejoined, 1u);
+  EXPECT_EQ(broker_->counters().peers_joined, 1u) << "a rejoin is not a join";
   EXPECT_EQ(broker_->scheduler().counts().leased, 1u);
   // Returned as not attempted, and at once: asked again, it comes back
   // as a first attempt, with no lease expiry in between.
@@ -285,8 +287,9 @@ TEST_F(BrokerTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "finished", "done", "failed", "waiting", "leased", "retried", "pushbacks", "seen", "origins", "seconds",
                       "status_classes", "failure_reasons", "retry_reasons", "top_hosts", "failing_hosts", "resumed",
-                      "already_finished", "links", "malformed_messages", "peers_lost", "leases_not_held",
-                      "stale_reports", "own_stalls", "space_waits", "waited_for_space_ms", "memory"}))
+                      "already_finished", "seeds_skipped", "links", "malformed_messages", "curve_clients_rejected",
+                      "peers_lost", "peers_joined", "peers_rejoined", "leases_not_held", "stale_reports",
+                      "own_stalls", "space_waits", "waited_for_space_ms", "memory"}))
       << "no refetches object outside a continuous crawl";
   std::vector<std::string> links, memory;
   for (const auto& [key, value] : summary["links"].items()) links.push_back(key);
@@ -297,6 +300,8 @@ TEST_F(BrokerTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
                                               "state_write_errors"}));
   EXPECT_EQ(summary["leased"].get<uint64_t>(), 1u);
   EXPECT_EQ(summary["waiting"].get<uint64_t>(), 1u);
+  EXPECT_EQ(summary["peers_joined"].get<uint64_t>(), 1u);
+  EXPECT_EQ(summary["peers_rejoined"].get<uint64_t>(), 0u);
 
   std::map<std::string, int> samples;
   int helps = 0;

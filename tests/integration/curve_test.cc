@@ -9,6 +9,7 @@
 
 #include "tests/support/crawl_output.h"
 #include "tests/support/generated_site.h"
+#include "tests/support/metrics_scrape.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 
@@ -53,9 +54,11 @@ TEST_F(CurveTest, OnlyAllowedFetchersTakePartInTheCrawl) {
   site = std::make_unique<GeneratedSite>(60, server.origin(), foreign.origin());
 
   TestProcess frontier, writer, bad, good;
+  const uint16_t metrics_port = FreeLoopbackPort();
   frontier.Start({BinDir() + "/zcrawl-frontier", "--bind", frontier_ep_, "--delay-ms", "0",
                   "--heartbeat-ms", "200", "--curve-key", dir_ + "/keys/frontier.key",
-                  "--curve-allow", dir_ + "/allow-frontier", server.origin() + "/"},
+                  "--curve-allow", dir_ + "/allow-frontier", "--metrics-port", std::to_string(metrics_port),
+                  server.origin() + "/"},
                  dir_ + "/frontier.log");
   writer.Start({BinDir() + "/zcrawl-writer", "--bind", writer_ep_, "--out", dir_ + "/out",
                 "--frontier", frontier_ep_, "--heartbeat-ms", "200", "--curve-key",
@@ -64,12 +67,7 @@ TEST_F(CurveTest, OnlyAllowedFetchersTakePartInTheCrawl) {
                dir_ + "/writer.log");
   bad.Start(Fetcher("bad"), dir_ + "/bad.log");
   // The rejected fetcher gets nothing: the site sees no request from it.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (ReadFile(dir_ + "/frontier.log").find("rejected a CURVE client") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_NE(ReadFile(dir_ + "/frontier.log").find("rejected a CURVE client"), std::string::npos)
+  EXPECT_GE(WaitForMetric(metrics_port, "zcrawl_frontier_curve_clients_rejected_total", 1, 10000), 1)
       << ReadFile(dir_ + "/frontier.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(server.total_requests(), 0u) << "a fetcher with an unknown key got work";

@@ -1,62 +1,12 @@
 // The Prometheus endpoint of the frontier and the writer, read over HTTP.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <thread>
-
+#include "tests/support/metrics_scrape.h"
 #include "tests/support/test_http_server.h"
 #include "tests/support/test_process.h"
 
 namespace zcrawl::testing {
 namespace {
-
-// GET /metrics from 127.0.0.1:port; "" if nothing answers. Reads time out
-// after a second: whatever holds the port must not hang the test (under
-// load another test's process may have taken it first, e.g. a ZeroMQ
-// socket that accepts and then waits forever for its own greeting).
-std::string Scrape(uint16_t port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  const timeval timeout{.tv_sec = 1, .tv_usec = 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string out;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
-    send(fd, request.data(), request.size(), 0);
-    char buf[8192];
-    ssize_t n;
-    while ((n = recv(fd, buf, sizeof buf, 0)) > 0) out.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return out;
-}
-
-// Scrapes until the text holds `needle`, for at most 20 s.
-std::string ScrapeUntil(uint16_t port, const std::string& needle) {
-  std::string text;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (std::chrono::steady_clock::now() < deadline) {
-    text = Scrape(port);
-    if (text.find(needle) != std::string::npos) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return text;
-}
-
-// The value of `name` in Prometheus text; -1 if absent.
-double MetricValue(const std::string& text, const std::string& name) {
-  const size_t at = text.find("\n" + name + " ");
-  return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
-}
 
 TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
   const std::string dir = MakeTempDir("metrics");
@@ -70,7 +20,7 @@ TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
   writer.Start({BinDir() + "/zcrawl-writer", "--bind", "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort()),
                 "--out", dir + "/out", "--metrics-port", std::to_string(writer_metrics)},
                dir + "/writer.log");
-  const std::string f = ScrapeUntil(frontier_metrics, "zcrawl_frontier_urls_waiting 1");
+  const std::string f = ScrapeMetricsUntil(frontier_metrics, "zcrawl_frontier_urls_waiting 1");
   EXPECT_NE(f.find("HTTP/1.1 200 OK"), std::string::npos) << f << ReadFile(dir + "/frontier.log");
   EXPECT_NE(f.find("# TYPE zcrawl_frontier_urls_done_total counter"), std::string::npos) << f;
   EXPECT_NE(f.find("zcrawl_frontier_urls_waiting 1"), std::string::npos) << f;
@@ -86,7 +36,7 @@ TEST(MetricsTest, FrontierAndWriterServePrometheusText) {
 #else
   EXPECT_EQ(f.find("zcrawl_frontier_heap_allocated_bytes"), std::string::npos) << "no jemalloc, no figures";
 #endif
-  const std::string w = ScrapeUntil(writer_metrics, "zcrawl_writer_pages_stored_total 0");
+  const std::string w = ScrapeMetricsUntil(writer_metrics, "zcrawl_writer_pages_stored_total 0");
   EXPECT_NE(w.find("zcrawl_writer_pages_stored_total 0"), std::string::npos) << w << ReadFile(dir + "/writer.log");
   frontier.Signal(SIGTERM);
   writer.Signal(SIGTERM);
@@ -119,9 +69,9 @@ TEST(MetricsTest, RunCrawlServesFrontierMetricsOnThePortAndTheWritersOnTheNext) 
   crawl.Start({SourceDir() + "/run", "crawl", server.origin() + "/", "--out", dir + "/out",
                "--metrics-port", std::to_string(port), "--fetchers", "1"},
               dir + "/crawl.log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
-  const std::string f = ScrapeUntil(port, "zcrawl_frontier_urls_");
+  const std::string f = ScrapeMetricsUntil(port, "zcrawl_frontier_urls_");
   EXPECT_NE(f.find("zcrawl_frontier_urls_done_total"), std::string::npos) << f << ReadFile(dir + "/crawl.log");
-  const std::string w = ScrapeUntil(port + 1, "zcrawl_writer_pages_stored_total");
+  const std::string w = ScrapeMetricsUntil(port + 1, "zcrawl_writer_pages_stored_total");
   EXPECT_NE(w.find("zcrawl_writer_pages_stored_total"), std::string::npos) << w << ReadFile(dir + "/crawl.log");
   crawl.Signal(SIGINT);
   EXPECT_EQ(crawl.Wait(30000).value_or(-1), 130) << ReadFile(dir + "/crawl.log");
