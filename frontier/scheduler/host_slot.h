@@ -38,6 +38,9 @@ struct OriginTrouble {
   int64_t backoff_since_ms = 0;
   int64_t last_pushback_ms = 0;
   int32_t backoff_gap_ms = 0;
+  // The least gap while the back-off is remembered: twice the pace that
+  // was too fast when the origin last pushed back.
+  int32_t backoff_floor_ms = 0;
   uint8_t server_errors_in_row = 0;  // 5xx other than 503, up to kServerErrorRun
 };
 

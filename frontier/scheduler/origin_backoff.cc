@@ -39,26 +39,40 @@ bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64
   } else {
     trouble.server_errors_in_row = 0;
   }
-  const int64_t start = std::max(slot.delay_ms, kBackoffStartMs);
+  // Sent before the latest push back: says nothing of the server since.
+  const bool stale = BackingOff(slot) && leased_ms < trouble.last_pushback_ms;
   if (signal == ServerSignal::kHealthy) {
-    if (!BackingOff(slot) || leased_ms < trouble.last_pushback_ms) return false;
-    trouble.backoff_gap_ms = static_cast<int32_t>(int64_t{trouble.backoff_gap_ms} * 3 / 4);
-    if (trouble.backoff_gap_ms < std::max(slot.delay_ms, kBackoffEndMs)) {
-      trouble.backoff_gap_ms = 0;
+    if (!BackingOff(slot) || stale) return false;
+    if (now_ms - trouble.last_pushback_ms >= kBackoffForgetMs) {
       trouble.backoff_since_ms = 0;
+      trouble.backoff_gap_ms = 0;
+      trouble.backoff_floor_ms = 0;
+      return false;
     }
+    trouble.backoff_gap_ms =
+        std::max(trouble.backoff_floor_ms, static_cast<int32_t>(int64_t{trouble.backoff_gap_ms} * 3 / 4));
     return false;
   }
-  const int64_t grown = trouble.backoff_gap_ms == 0
-                            ? start
-                            : std::min<int64_t>(int64_t{trouble.backoff_gap_ms} * 2, options_.backoff_max_ms);
+  // Retry-After: nothing goes to the origin before then, whoever answered.
+  const int64_t retry_after = std::min<int64_t>(report.retry_after_ms(), kMaxRetryAfterMs);
+  slot.next_fetch_ms = std::max(slot.next_fetch_ms, now_ms + retry_after);
+  if (stale) return false;
+  const int64_t cap = std::max(options_.backoff_max_ms, kBackoffStartMs);
+  // The floor: twice the pace that was too fast. That is the pace of the
+  // origin's first push back, or the floor itself when the origin pushed
+  // back again at it; a push back above the floor (a server still
+  // struggling) says nothing new of its limit.
+  if (!BackingOff(slot) || trouble.backoff_gap_ms <= trouble.backoff_floor_ms) {
+    const int64_t too_fast = BackingOff(slot) ? int64_t{trouble.backoff_floor_ms} : GapMs(slot);
+    trouble.backoff_floor_ms = static_cast<int32_t>(std::clamp<int64_t>(2 * too_fast, kBackoffFloorMs, cap));
+  }
+  const int64_t start = std::max(slot.delay_ms, kBackoffStartMs);
+  const int64_t grown = BackingOff(slot) ? std::min<int64_t>(2 * int64_t{trouble.backoff_gap_ms}, cap) : start;
   trouble.backoff_gap_ms = static_cast<int32_t>(std::min<int64_t>(std::max(grown, start), INT32_MAX));
   if (trouble.backoff_since_ms == 0) trouble.backoff_since_ms = now_ms;
   trouble.last_pushback_ms = now_ms;
-  // Retry-After: nothing goes to the origin before then. The gap also
-  // holds from now, so answers already in flight cannot shorten it.
-  const int64_t retry_after = std::min<int64_t>(report.retry_after_ms(), kMaxRetryAfterMs);
-  slot.next_fetch_ms = std::max(slot.next_fetch_ms, now_ms + std::max<int64_t>(retry_after, trouble.backoff_gap_ms));
+  // The gap holds from now, so answers already in flight cannot shorten it.
+  slot.next_fetch_ms = std::max(slot.next_fetch_ms, now_ms + int64_t{trouble.backoff_gap_ms});
   return true;
 }
 

@@ -9,16 +9,18 @@
 //   - the gap between its request starts grows: max(--delay-ms,
 //     kBackoffStartMs) at the first push back, doubled at each further one
 //     up to --backoff-max-ms;
-//   - its concurrency drops to 1.
-// Each healthy answer (any other response, a 4xx included) to a request
-// sent after the latest push back shortens the gap by a quarter (answers to
-// requests already in flight then say nothing of the server since); once
-// it is below max(--delay-ms, kBackoffEndMs) the origin is back to what the
-// user configured (its --delay-ms and --per-host). So the pace comes back
-// gradually: from a 1 s gap in ~11 healthy answers, from the 10-minute cap
-// in ~33, never at once. Each push back starts again from at least 1 s.
-// The URL that was answered 429 or 503 is retried like any retryable
-// failure (--retries, after max(its back-off, Retry-After)).
+//   - its concurrency drops to 1;
+//   - the pace that was too fast is remembered: the gap will not fall
+//     below twice it (the floor; at least kBackoffFloorMs).
+// Answers to requests sent before the latest push back say nothing of the
+// server since: they neither push it back further (the requests a crawl
+// has in flight when a rate limit starts all come back 429) nor bring it
+// back. Each healthy answer (any other response, a 4xx included) takes a
+// quarter off the gap, down to the floor, so the pace comes back
+// gradually: from 1 s to 50 ms in ~11 answers. The back-off ends, and the
+// origin is back to its --delay-ms and --per-host, once it has not pushed
+// back for kBackoffForgetMs: a rate limit is a policy, not a mood, and a
+// crawler that returns to full speed at once meets it again.
 //
 // The state is in the origin's OriginTrouble (host_slot.h), which a
 // healthy origin does not have; this class holds the rules only. Used by
@@ -37,9 +39,13 @@ namespace zcrawl::frontier {
 // server is given at least a second between requests (Scrapy's
 // AutoThrottle starts at 1 s too; our default --delay-ms is 250 ms).
 inline constexpr int64_t kBackoffStartMs = 1000;
-// A back-off ends when its gap is below this (and --delay-ms): 20 requests
-// a second, one at a time, is a pace a recovered server takes again.
-inline constexpr int64_t kBackoffEndMs = 50;
+// The least floor: 20 requests a second, one at a time, the pace of a rate
+// limit's usual "20 r/s" (nginx's documentation example, and the issue's
+// struggling site).
+inline constexpr int64_t kBackoffFloorMs = 50;
+// A back-off ends this long after the origin's latest push back: five
+// times the minute most rate limits are counted over.
+inline constexpr int64_t kBackoffForgetMs = 5 * 60 * 1000;
 // Other 5xx answers in a row that count as a push back: one 500 is a broken
 // page more often than a struggling server; three in a row are not.
 inline constexpr uint32_t kServerErrorRun = 3;

@@ -39,7 +39,7 @@ TEST(OriginBackoffTest, WhatEachAnswerSaysOfTheServer) {
   EXPECT_EQ(SignalOf(Failed(v1::FETCH_STATUS_TOO_LARGE, "")), ServerSignal::kNeutral);
 }
 
-TEST(OriginBackoffTest, TheGapDoublesToItsCapAndHealthyAnswersShortenItBack) {
+TEST(OriginBackoffTest, TheGapDoublesToItsCapHealthyAnswersShortenItToItsFloorAndItIsForgotten) {
   PolitenessOptions options;
   options.delay_ms = 250;
   options.per_host = 4;
@@ -63,20 +63,35 @@ TEST(OriginBackoffTest, TheGapDoublesToItsCapAndHealthyAnswersShortenItBack) {
   EXPECT_EQ(slot.trouble->backoff_since_ms, now) << "since the first push back";
   EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 2, /*leased_ms=*/now));
   EXPECT_EQ(backoff.GapMs(slot), 8000) << "an answer to a request sent before the push back says nothing";
+  EXPECT_FALSE(backoff.Observe(slot, Answer(429), now + 2, /*leased_ms=*/now));
+  EXPECT_EQ(backoff.GapMs(slot), 8000) << "nor does a 429 to one: a rate limit's requests in flight all get one";
 
-  // A quarter off per healthy answer: 8000 -> 6000 -> ... while above
-  // max(--delay-ms, kBackoffEndMs).
+  EXPECT_EQ(slot.trouble->backoff_floor_ms, 500) << "twice the pace of the first push back (250 ms)";
+
+  // A quarter off per healthy answer, down to the floor.
   int64_t expected = 8000;
   int answers = 0;
-  while (expected * 3 / 4 >= 250) {
+  while (expected * 3 / 4 >= 500) {
     EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 2, now + 2));
     expected = expected * 3 / 4;
     ++answers;
     EXPECT_EQ(backoff.GapMs(slot), expected) << "step by step";
     EXPECT_EQ(backoff.Concurrency(slot), 1u);
   }
-  EXPECT_EQ(answers, 12) << "8 s down to 250 ms";
-  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 3, now + 3));
+  EXPECT_EQ(answers, 9) << "8 s down to 800 ms";
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 3, now + 3));
+  EXPECT_EQ(backoff.GapMs(slot), 500) << "not below the floor while it is remembered";
+  EXPECT_EQ(backoff.Concurrency(slot), 1u);
+
+  // Pushed back at the floor: the floor was too fast too.
+  EXPECT_TRUE(backoff.Observe(slot, Answer(429), now + 4, now + 4));
+  EXPECT_EQ(slot.trouble->backoff_floor_ms, 1000);
+  EXPECT_EQ(backoff.GapMs(slot), 1000);
+
+  // Forgotten once it has not pushed back for kBackoffForgetMs.
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 4 + kBackoffForgetMs - 1, now + 5));
+  EXPECT_TRUE(OriginBackoff::BackingOff(slot));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 4 + kBackoffForgetMs, now + 5));
   EXPECT_EQ(backoff.GapMs(slot), 250) << "back to what the user configured";
   EXPECT_EQ(backoff.Concurrency(slot), 4u);
   EXPECT_FALSE(OriginBackoff::BackingOff(slot));
