@@ -330,7 +330,7 @@ void Broker::Dispatch() {
 }
 
 uint64_t Broker::OriginStateBytes() const {
-  return (scheduler_ ? scheduler_->origin_bytes() : 0) + limits_->memory_bytes();
+  return (scheduler_ ? scheduler_->origins().bytes() : 0) + limits_->memory_bytes();
 }
 
 void Broker::Maintain() {
@@ -442,7 +442,7 @@ Status Broker::Step(int max_wait_ms, bool* done) {
                  });
   if (items[1].revents & ZMQ_POLLIN) DrainAdmissions();
   Maintain();
-  memory_.Balance(OriginStateBytes(), scheduler_->active_origins());
+  memory_.Balance(OriginStateBytes(), scheduler_->origins().loaded_count());
   QueueDueRefetches();
   Dispatch();
   CommitState(/*force=*/false);

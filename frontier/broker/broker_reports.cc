@@ -79,7 +79,7 @@ void Broker::DefineCounters() {
          .read = [this] { return seen_->size(); }});
   r.Add({.summary_key = "origins", .metric = "zcrawl_frontier_origins", .kind = kGauge,
          .help = "Origins the crawl knows (politeness slots)", .status = StatusField(&v1::StatusReply::set_hosts),
-         .read = [this] { return uint64_t{scheduler_->origin_count()}; }});
+         .read = [this] { return uint64_t{scheduler_->origins().known()}; }});
   r.Add({.summary_key = "seconds", .kind = kGauge, .help = "Seconds since the frontier started",
          .read = [this] { return static_cast<uint64_t>((clock_.NowMs() - started_ms_) / 1000); }});
   r.AddSummarySection("status_classes", [this](JsonWriter& j) { WriteCounts(j, scheduler_->status_classes()); });
@@ -143,9 +143,9 @@ void Broker::DefineCounters() {
   r.Add({.summary_key = "memory.peak_rss_kb", .kind = kGauge, .help = "The frontier's peak RSS",
          .read = [] { return PeakRssKb(); }});
   r.Add({.summary_key = "memory.queue_refills", .metric = "zcrawl_frontier_queue_refills_total", .kind = kCounter,
-         .help = "Queue heads loaded from disk", .read = [this] { return scheduler_->refills(); }});
+         .help = "Queue heads loaded from disk", .read = [this] { return scheduler_->heads().refills(); }});
   r.Add({.summary_key = "memory.queue_errors", .kind = kCounter, .help = "Queue reads or writes that failed",
-         .read = [this] { return scheduler_->queue_errors(); }});
+         .read = [this] { return scheduler_->heads().errors(); }});
   r.Add({.summary_key = "memory.seen_checks", .metric = "zcrawl_frontier_seen_checks_total", .kind = kCounter,
          .help = "Seen-set checks (every in-scope reported link)", .read = [=] { return seen().checks; }});
   r.Add({.summary_key = "memory.seen_disk_lookups", .metric = "zcrawl_frontier_seen_disk_lookups_total",
@@ -203,7 +203,7 @@ void Broker::DefineCounters() {
          .help = "Capacity of the store's block cache (its share of --memory-mb, less what the heap governor withholds)",
          .read = [this] { return store_->cache_capacity(); }});
   r.Add({.metric = "zcrawl_frontier_queued_in_ram", .kind = kGauge, .help = "Queued URLs held in RAM (queue heads)",
-         .read = [this] { return scheduler_->loaded_urls(); }});
+         .read = [this] { return scheduler_->heads().loaded(); }});
   // Measured only on jemalloc, from the first balance on.
   const auto heap_read = [this] { return memory_.last_heap().has_value(); };
   r.Add({.metric = "zcrawl_frontier_heap_allocated_bytes", .kind = kGauge,
@@ -218,30 +218,30 @@ void Broker::DefineCounters() {
          .read = [this] { return memory_.last_heap()->resident_bytes; }, .shown = heap_read});
   r.Add({.metric = "zcrawl_frontier_robots_spilled_total", .kind = kCounter,
          .help = "Idle origins whose robots rules left RAM for the store",
-         .read = [this] { return scheduler_->robots_spilled(); }});
+         .read = [this] { return scheduler_->robots().spilled(); }});
   r.Add({.metric = "zcrawl_frontier_robots_reloaded_total", .kind = kCounter,
-         .help = "Robots rules read back from the store for a lease", .read = [this] { return scheduler_->robots_reloaded(); }});
+         .help = "Robots rules read back from the store for a lease", .read = [this] { return scheduler_->robots().reloaded(); }});
   r.Add({.metric = "zcrawl_frontier_robots_reload_misses_total", .kind = kCounter,
          .help = "Robots rules the store did not have: robots.txt asked again",
-         .read = [this] { return scheduler_->robots_reload_misses(); }});
+         .read = [this] { return scheduler_->robots().reload_misses(); }});
   r.Add({.metric = "zcrawl_frontier_origin_state_bytes", .kind = kGauge,
          .help = "Bytes of RAM the state of the origins in RAM holds (slots, names, robots rules, domain counters)",
          .read = [this] { return OriginStateBytes(); }});
   r.Add({.metric = "zcrawl_frontier_queue_head_bytes", .kind = kGauge,
          .help = "Bytes of RAM the queue heads hold (bounded by their share of --memory-mb)",
-         .read = [this] { return scheduler_->head_bytes(); }});
+         .read = [this] { return scheduler_->heads().head_bytes(); }});
   r.Add({.metric = "zcrawl_frontier_origins_parked", .kind = kGauge,
-         .help = "Origins with nothing due, held in the store only", .read = [this] { return scheduler_->parked_origins(); }});
+         .help = "Origins with nothing due, held in the store only", .read = [this] { return scheduler_->origins().parked(); }});
   r.Add({.metric = "zcrawl_frontier_origins_in_line", .kind = kGauge,
          .help = "Parked origins with URLs queued, waiting for room in RAM (some stale: loaded since)",
-         .read = [this] { return scheduler_->origins_in_line(); }});
+         .read = [this] { return scheduler_->origins().in_line(); }});
   r.Add({.metric = "zcrawl_frontier_origin_yields_total", .kind = kCounter,
-         .help = "Origins that parked with URLs left, their turn over", .read = [this] { return scheduler_->yields(); }});
+         .help = "Origins that parked with URLs left, their turn over", .read = [this] { return scheduler_->origins().yields(); }});
   r.Add({.metric = "zcrawl_frontier_origins_unparked_total", .kind = kCounter,
          .help = "Parked origins loaded back from the store (a URL admitted or a final state recorded for one)",
-         .read = [this] { return scheduler_->unparked(); }});
+         .read = [this] { return scheduler_->origins().unparked(); }});
   r.Add({.metric = "zcrawl_frontier_origin_errors_total", .kind = kCounter,
-         .help = "Reads of a parked origin that failed (logged)", .read = [this] { return scheduler_->origin_errors(); }});
+         .help = "Reads of a parked origin that failed (logged)", .read = [this] { return scheduler_->origins().errors(); }});
   r.Add({.metric = "zcrawl_frontier_sends_failed_total", .kind = kCounter, .help = "Envelopes that could not be sent",
          .read = [this] { return counters_.sends_failed; }});
   r.Add({.metric = "zcrawl_frontier_waiting_for_space", .kind = kGauge,
@@ -308,7 +308,7 @@ void Broker::LogProgress(bool final) {
   done_at_last_progress_ = completed;
   spdlog::info("{} done={} failed={} waiting={} leased={} seen={} origins={} rate={:.1f}/s{}{}",
                final ? "crawl finished" : "progress", c.done, c.failed, c.waiting, c.leased,
-               seen_->size(), scheduler_->origin_count(), pages_per_second_,
+               seen_->size(), scheduler_->origins().known(), pages_per_second_,
                space_wait_.waiting() ? " WAITING FOR SPACE: " : "", space_wait_.Describe(now));
 }
 

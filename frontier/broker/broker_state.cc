@@ -99,7 +99,7 @@ Status Broker::OpenState() {
     return Status::Ok();
   }
   spdlog::info("resuming crawl from {}: done={} failed={} waiting={} origins={}", options_.state_dir,
-               counts.done, counts.failed, counts.waiting, scheduler_->origin_count());
+               counts.done, counts.failed, counts.waiting, scheduler_->origins().known());
   return Status::Ok();
 }
 

@@ -199,22 +199,6 @@ class CrawlScheduler {
   const OriginTable& origins() const { return origins_; }
   const QueueHeads& heads() const { return heads_; }
   const RobotsKeeper& robots() const { return robots_; }
-  size_t origin_count() const { return origins_.known(); }
-  size_t active_origins() const { return origins_.loaded_count(); }
-  uint64_t parked_origins() const { return origins_.parked(); }
-  uint64_t origins_in_line() const { return origins_.in_line(); }
-  uint64_t yields() const { return origins_.yields(); }
-  uint64_t unparked() const { return origins_.unparked(); }
-  uint64_t origin_errors() const { return origins_.errors(); }
-  uint64_t origin_bytes() const { return origins_.bytes(); }
-  uint64_t loaded_urls() const { return heads_.loaded(); }
-  uint64_t head_bytes() const { return heads_.head_bytes(); }
-  uint64_t refills() const { return heads_.refills(); }
-  uint64_t backlogged_origins() const { return heads_.backlogged_origins(); }
-  uint64_t queue_errors() const { return heads_.errors(); }
-  uint64_t robots_spilled() const { return robots_.spilled(); }
-  uint64_t robots_reloaded() const { return robots_.reloaded(); }
-  uint64_t robots_reload_misses() const { return robots_.reload_misses(); }
   // Answers that pushed an origin back (OriginBackoff::Observe), and the
   // origins in RAM backing off now (counted when asked: a metrics scrape).
   uint64_t pushbacks() const { return pushbacks_; }

@@ -40,11 +40,9 @@ std::optional<ActiveLease> LeaseTable::Take(uint64_t id) {
 
 std::optional<uint64_t> LeaseTable::NextExpired(int64_t now_ms) {
   while (!deadlines_.empty() && deadlines_.top().first <= now_ms) {
-    const auto [deadline, id] = deadlines_.top();
+    const uint64_t id = deadlines_.top().second;
     deadlines_.pop();
-    auto it = leases_.find(id);
-    // Completed long ago, or extended since (its newer entry stands).
-    if (it == leases_.end() || it->second.deadline_ms != deadline) continue;
+    if (leases_.count(id) == 0) continue;  // taken long ago (ExtendAll rebuilds the heap)
     return id;
   }
   return std::nullopt;

@@ -104,13 +104,13 @@ TEST(BrokerMemoryTest, ThePerOriginStatePastItsShareIsTakenFromTheKnownUrlCache)
   ASSERT_TRUE(broker.Start().ok());
   const uint64_t granted = broker.known_urls().max_bytes();
   EXPECT_EQ(granted, MemoryBudget::ForMb(16).known_cache_bytes);
-  EXPECT_EQ(broker.scheduler().origin_count(), 6000u);
+  EXPECT_EQ(broker.scheduler().origins().known(), 6000u);
   clock.Advance(1500);
   bool done = false;
   ASSERT_TRUE(broker.Step(5, &done).ok());
   EXPECT_EQ(broker.known_urls().max_bytes(), KnownUrlCache::kMinBytes)
-      << "the origins' ~" << (broker.scheduler().origin_bytes() >> 10) << " KB left the cache its floor";
-  EXPECT_GT(broker.scheduler().origin_bytes(), 6000u * 250);
+      << "the origins' ~" << (broker.scheduler().origins().bytes() >> 10) << " KB left the cache its floor";
+  EXPECT_GT(broker.scheduler().origins().bytes(), 6000u * 250);
 }
 
 TEST(BrokerMemoryTest, AHeapPastTheBudgetIsTakenFromTheStoresCacheAndGivenBack) {

@@ -48,8 +48,8 @@ ManyOrigins LeaseManyOrigins(SchedulerOptions o, const std::string& dir) {
   while (true) {
     auto items = s.Lease("f", 50);
     if (items.empty()) break;
-    most_loaded = std::max<uint64_t>(most_loaded, s.loaded_urls());
-    most_bytes = std::max<uint64_t>(most_bytes, s.head_bytes());
+    most_loaded = std::max<uint64_t>(most_loaded, s.heads().loaded());
+    most_bytes = std::max<uint64_t>(most_bytes, s.heads().head_bytes());
     for (const auto& item : items) {
       EXPECT_TRUE(s.Complete("f", Report(item)).known_lease);
       ++leased;
@@ -57,11 +57,11 @@ ManyOrigins LeaseManyOrigins(SchedulerOptions o, const std::string& dir) {
   }
   EXPECT_EQ(leased, uint64_t{kOrigins} * kPerOrigin) << "every URL leased once";
   EXPECT_TRUE(s.Drained());
-  EXPECT_EQ(s.loaded_urls(), 0u);
-  EXPECT_EQ(s.head_bytes(), 0u) << "drained heads hold no RAM";
-  EXPECT_EQ(s.queue_errors(), 0u);
-  EXPECT_EQ(s.backlogged_origins(), 0u);
-  return {most_loaded, most_bytes, s.refills()};
+  EXPECT_EQ(s.heads().loaded(), 0u);
+  EXPECT_EQ(s.heads().head_bytes(), 0u) << "drained heads hold no RAM";
+  EXPECT_EQ(s.heads().errors(), 0u);
+  EXPECT_EQ(s.heads().backlogged_origins(), 0u);
+  return {most_loaded, most_bytes, s.heads().refills()};
 }
 
 SchedulerOptions ObeyingRobotsWithoutDelay() {
@@ -74,12 +74,12 @@ SchedulerOptions ObeyingRobotsWithoutDelay() {
 TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRules) {
   FakeClock clock;
   CrawlScheduler s(ObeyingRobotsWithoutDelay(), clock);
-  const uint64_t empty = s.origin_bytes();
+  const uint64_t empty = s.origins().bytes();
   for (int h = 0; h < 1000; ++h) {
     const std::string origin = "http://a-rather-long-host-name-" + std::to_string(h) + ".test";
     s.Enqueue(origin + "/", origin, 0);
   }
-  const uint64_t thousand = s.origin_bytes();
+  const uint64_t thousand = s.origins().bytes();
   // A slot, its name (longer than a string holds inline) and its index
   // entry: a few hundred bytes an origin.
   EXPECT_GT(thousand - empty, 1000u * (sizeof(HostSlot) + 40));
@@ -103,7 +103,7 @@ TEST(CrawlSchedulerOriginsTest, TheOriginsRamGrowsWithTheOriginsAndTheirRobotsRu
       ++leased;
     }
   }
-  EXPECT_GT(s.origin_bytes() - thousand, 1000u * 50 * 40) << "50 rules of ~40 bytes an origin";
+  EXPECT_GT(s.origins().bytes() - thousand, 1000u * 50 * 40) << "50 rules of ~40 bytes an origin";
 }
 
 // a.test's first lease is its robots.txt, answered with `robots`; its one
@@ -130,18 +130,18 @@ TEST(CrawlSchedulerDiskQueueTest, AnIdleOriginsRobotsRulesWaitOnDiskAndComeBackF
   std::string robots = "User-agent: *\nDisallow: /private\n";
   for (int i = 0; i < 40; ++i) robots += "Disallow: /another-long-private-path-" + std::to_string(i) + "\n";
   CrawlRobotsThenTheOnlyUrl(s, robots);
-  const uint64_t with_rules = s.origin_bytes();
+  const uint64_t with_rules = s.origins().bytes();
   // Idle now, but its rules are only staged: they stay in RAM.
-  EXPECT_EQ(s.robots_spilled(), 0u);
-  EXPECT_EQ(s.origin_bytes(), with_rules);
+  EXPECT_EQ(s.robots().spilled(), 0u);
+  EXPECT_EQ(s.origins().bytes(), with_rules);
   // A commit writes them; the next one sees them settled and lets them go.
   s.StageDirtyOrigins();
   ASSERT_TRUE(store->Flush().ok());
   s.StageDirtyOrigins();
   ASSERT_TRUE(store->Flush().ok());
   s.StageDirtyOrigins();
-  EXPECT_EQ(s.robots_spilled(), 1u);
-  EXPECT_LT(s.origin_bytes() + 40 * 30, with_rules) << "the rules left RAM";
+  EXPECT_EQ(s.robots().spilled(), 1u);
+  EXPECT_LT(s.origins().bytes() + 40 * 30, with_rules) << "the rules left RAM";
   // New URLs: the rules come back from the store, no robots.txt is asked
   // again, and they still apply.
   s.Enqueue("http://a.test/private/x", "http://a.test", 1);
@@ -150,8 +150,8 @@ TEST(CrawlSchedulerDiskQueueTest, AnIdleOriginsRobotsRulesWaitOnDiskAndComeBackF
   ASSERT_EQ(items.size(), 1u);
   EXPECT_FALSE(items[0].robots_only());
   EXPECT_EQ(items[0].url(), "http://a.test/2");
-  EXPECT_EQ(s.robots_reloaded(), 1u);
-  EXPECT_EQ(s.robots_reload_misses(), 0u);
+  EXPECT_EQ(s.robots().reloaded(), 1u);
+  EXPECT_EQ(s.robots().reload_misses(), 0u);
   EXPECT_EQ(s.failure_reasons().at("robots_disallowed"), 1u);
 }
 
@@ -166,7 +166,7 @@ TEST(CrawlSchedulerDiskQueueTest, SpilledRobotsRulesTheStoreLacksAreAskedForAgai
     s.StageDirtyOrigins();
     ASSERT_TRUE(store->Flush().ok());
   }
-  ASSERT_EQ(s.robots_spilled(), 1u);
+  ASSERT_EQ(s.robots().spilled(), 1u);
   // Another learning of the rules took the key meanwhile (as a damaged or
   // foreign entry would): this run's are not there.
   store->StageRobots(0, /*run=*/12345, /*fetched_ms=*/0, "");
@@ -175,7 +175,7 @@ TEST(CrawlSchedulerDiskQueueTest, SpilledRobotsRulesTheStoreLacksAreAskedForAgai
   auto items = s.Lease("f", 10);
   ASSERT_EQ(items.size(), 1u);
   EXPECT_TRUE(items[0].robots_only()) << "robots.txt is asked again";
-  EXPECT_EQ(s.robots_reload_misses(), 1u);
+  EXPECT_EQ(s.robots().reload_misses(), 1u);
 }
 
 TEST(CrawlSchedulerDiskQueueTest, RefillsOfManyOriginsStayWithinMaxLoaded) {
@@ -231,7 +231,7 @@ TEST(CrawlSchedulerDiskQueueTest, ALongQueueLeavesInOrderWithABoundedHead) {
     s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
     s.Enqueue("http://b/" + std::to_string(i), "http://b", 0);
   }
-  EXPECT_LE(s.loaded_urls(), 32u);
+  EXPECT_LE(s.heads().loaded(), 32u);
   EXPECT_EQ(s.counts().waiting, 10000u);
   int next_a = 0, next_b = 0;
   while (true) {
@@ -244,13 +244,13 @@ TEST(CrawlSchedulerDiskQueueTest, ALongQueueLeavesInOrderWithABoundedHead) {
       ++next;
       ASSERT_TRUE(s.Complete("f", Report(item)).known_lease);
     }
-    ASSERT_LE(s.loaded_urls(), 32u + 16u);
+    ASSERT_LE(s.heads().loaded(), 32u + 16u);
   }
   EXPECT_EQ(next_a, 5000);
   EXPECT_EQ(next_b, 5000);
   EXPECT_TRUE(s.Drained());
-  EXPECT_GT(s.refills(), 600u);
-  EXPECT_EQ(s.queue_errors(), 0u);
+  EXPECT_GT(s.heads().refills(), 600u);
+  EXPECT_EQ(s.heads().errors(), 0u);
 }
 
 // A page's requisites are fetched soon after it also when its origin's
@@ -292,8 +292,8 @@ TEST(CrawlSchedulerDiskQueueTest, RequisitesJumpADiskBacklogAndAreLeasedOnce) {
   for (int i = 1; i < 100; ++i) EXPECT_EQ(urls[1 + i], "http://a/" + std::to_string(i));
   EXPECT_EQ(urls.back(), "http://a/late-link");
   EXPECT_TRUE(s.Drained());
-  EXPECT_EQ(s.queue_errors(), 0u);
-  EXPECT_EQ(s.loaded_urls(), 0u);
+  EXPECT_EQ(s.heads().errors(), 0u);
+  EXPECT_EQ(s.heads().loaded(), 0u);
 }
 
 TEST(CrawlSchedulerDiskQueueTest, AResumedOriginLeasesItsQueueFromDiskMinusRecordedFinals) {
@@ -334,7 +334,7 @@ TEST(CrawlSchedulerDiskQueueTest, AResumedOriginLeasesItsQueueFromDiskMinusRecor
   for (const auto& origin : origins) ASSERT_TRUE(s.RestoreOrigin(origin).ok());
   EXPECT_EQ(s.counts().done, 3u);
   EXPECT_EQ(s.counts().waiting, 48u);
-  EXPECT_EQ(s.loaded_urls(), 0u) << "nothing is read before it is leased";
+  EXPECT_EQ(s.heads().loaded(), 0u) << "nothing is read before it is leased";
   std::vector<std::string> leased;
   for (auto items = s.Lease("g", 100); !items.empty(); items = s.Lease("g", 100)) {
     for (const auto& item : items) leased.push_back(item.url());

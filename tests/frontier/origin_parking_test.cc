@@ -77,15 +77,15 @@ TEST(OriginParkingTest, OriginsWithNothingDueLeaveRamOnceTheStoreHoldsThem) {
   ASSERT_TRUE(store);
   CrawlScheduler s(Options(), clock, store.get());
   CrawlOut(s, *store, clock);
-  const uint64_t before = s.origin_bytes();
-  EXPECT_EQ(s.active_origins(), 500u);
+  const uint64_t before = s.origins().bytes();
+  EXPECT_EQ(s.origins().loaded_count(), 500u);
   EXPECT_GT(before, 500u * 200) << "each origin's slot, name and rules";
-  EXPECT_EQ(s.parked_origins(), 0u) << "nothing parks before its record is written";
+  EXPECT_EQ(s.origins().parked(), 0u) << "nothing parks before its record is written";
   Commit(s, *store);
-  EXPECT_EQ(s.parked_origins(), 500u);
-  EXPECT_EQ(s.active_origins(), 0u);
-  EXPECT_EQ(s.origin_count(), 500u);
-  EXPECT_EQ(s.origin_bytes(), 0u) << "a parked origin costs no RAM";
+  EXPECT_EQ(s.origins().parked(), 500u);
+  EXPECT_EQ(s.origins().loaded_count(), 0u);
+  EXPECT_EQ(s.origins().known(), 500u);
+  EXPECT_EQ(s.origins().bytes(), 0u) << "a parked origin costs no RAM";
   EXPECT_EQ(s.counts().done, 500u);
   EXPECT_EQ(s.counts().failed, 500u);
   // The status still names the busiest and failing origins.
@@ -105,17 +105,17 @@ TEST(OriginParkingTest, AParkedOriginComesBackWithItsCountsRulesAndCrawlDelay) {
   CrawlScheduler s(Options(), clock, store.get());
   CrawlOut(s, *store, clock);
   Commit(s, *store);
-  ASSERT_EQ(s.parked_origins(), 500u);
+  ASSERT_EQ(s.origins().parked(), 500u);
   // The per-host cap's count loads it: two URLs were admitted for it.
   EXPECT_EQ(s.Admitted(Origin(7)), 2u);
-  EXPECT_EQ(s.unparked(), 1u);
-  EXPECT_EQ(s.parked_origins(), 499u);
+  EXPECT_EQ(s.origins().unparked(), 1u);
+  EXPECT_EQ(s.origins().parked(), 499u);
   EXPECT_EQ(s.Admitted("http://never-seen.test"), 0u);
-  EXPECT_EQ(s.origin_count(), 500u) << "an unknown origin is not created by asking";
+  EXPECT_EQ(s.origins().known(), 500u) << "an unknown origin is not created by asking";
   s.Enqueue(Origin(7) + "/private/x", Origin(7), 1);
   s.Enqueue(Origin(7) + "/a", Origin(7), 1);
   s.Enqueue(Origin(7) + "/b", Origin(7), 1);
-  EXPECT_EQ(s.origin_count(), 500u) << "the same origin, not a new one";
+  EXPECT_EQ(s.origins().known(), 500u) << "the same origin, not a new one";
   // Its rules came back with it: no robots.txt lease, /private refused.
   auto items = s.Lease("f", 10);
   ASSERT_EQ(items.size(), 1u) << "the crawl delay holds the second";
@@ -138,11 +138,11 @@ TEST(OriginParkingTest, AParkedOriginComesBackWithItsCountsRulesAndCrawlDelay) {
   // Loaded for its count only (a cap then refuses the URL), an origin
   // parks again at the next commit.
   EXPECT_EQ(s.Admitted(Origin(8)), 2u);
-  const uint64_t parked = s.parked_origins();
+  const uint64_t parked = s.origins().parked();
   Commit(s, *store, 1);
-  EXPECT_EQ(s.parked_origins(), parked + 1);
-  EXPECT_EQ(s.active_origins(), 1u) << Origin(7) << " has a URL in flight";
-  EXPECT_EQ(s.origin_errors(), 0u);
+  EXPECT_EQ(s.origins().parked(), parked + 1);
+  EXPECT_EQ(s.origins().loaded_count(), 1u) << Origin(7) << " has a URL in flight";
+  EXPECT_EQ(s.origins().errors(), 0u);
 }
 
 // One URL of http://a.test leased and fetched, its final state not
@@ -166,18 +166,18 @@ TEST(OriginParkingTest, AnOriginWaitsInRamForItsLateFinalStates) {
   // once the page's links are admitted): its record still counts the URL
   // queued, so it stays.
   Commit(s, *store);
-  EXPECT_EQ(s.parked_origins(), 0u);
+  EXPECT_EQ(s.origins().parked(), 0u);
   store->StageDequeued(c.origin_index, c.seq);
   s.RecordedFinal(c.origin_index, c.final_state);
   Commit(s, *store);
-  EXPECT_EQ(s.parked_origins(), 1u);
+  EXPECT_EQ(s.origins().parked(), 1u);
   // It comes back with nothing queued.
   s.Enqueue("http://a.test/2", "http://a.test", 1);
   EXPECT_EQ(s.counts().waiting, 1u);
   auto items = s.Lease("f", 10);
   ASSERT_EQ(items.size(), 1u);
   EXPECT_EQ(items[0].url(), "http://a.test/2");
-  EXPECT_EQ(s.queue_errors(), 0u);
+  EXPECT_EQ(s.heads().errors(), 0u);
 }
 
 TEST(OriginParkingTest, AnOriginWaitsInRamForItsPolitenessTime) {
@@ -194,11 +194,11 @@ TEST(OriginParkingTest, AnOriginWaitsInRamForItsPolitenessTime) {
   // Recorded and written, but its next request may not start for 10 s: a
   // URL admitted now must still wait for it, so the slot keeps the time.
   Commit(s, *store);
-  EXPECT_EQ(s.parked_origins(), 0u);
+  EXPECT_EQ(s.origins().parked(), 0u);
   clock.Advance(10000);
   Commit(s, *store, 1);
-  EXPECT_EQ(s.parked_origins(), 1u);
-  EXPECT_EQ(s.active_origins(), 0u);
+  EXPECT_EQ(s.origins().parked(), 1u);
+  EXPECT_EQ(s.origins().loaded_count(), 0u);
 }
 
 TEST(OriginParkingTest, AResumedCrawlKeepsIdleOriginsParkedAndFindsThemByName) {
@@ -211,20 +211,20 @@ TEST(OriginParkingTest, AResumedCrawlKeepsIdleOriginsParkedAndFindsThemByName) {
     CrawlOut(s, *store, clock);
     s.Enqueue(Origin(3) + "/later", Origin(3), 1);  // still queued at the stop
     Commit(s, *store);
-    ASSERT_EQ(s.parked_origins(), 499u);
+    ASSERT_EQ(s.origins().parked(), 499u);
   }
   auto store = OpenStore(dir);
   ASSERT_TRUE(store);
   CrawlScheduler s(Options(), clock, store.get());
   ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& origin) { ASSERT_TRUE(s.RestoreOrigin(origin).ok()); }).ok());
-  EXPECT_EQ(s.origin_count(), 500u);
-  EXPECT_EQ(s.active_origins(), 1u) << "only the origin with a URL queued";
-  EXPECT_EQ(s.parked_origins(), 499u);
+  EXPECT_EQ(s.origins().known(), 500u);
+  EXPECT_EQ(s.origins().loaded_count(), 1u) << "only the origin with a URL queued";
+  EXPECT_EQ(s.origins().parked(), 499u);
   EXPECT_EQ(s.counts().waiting, 1u);
   EXPECT_EQ(s.FailingOrigins(10).size(), 10u) << "restored parked origins keep a status row";
   EXPECT_EQ(s.Admitted(Origin(400)), 2u);
   s.Enqueue(Origin(400) + "/new", Origin(400), 1);
-  EXPECT_EQ(s.origin_count(), 500u);
+  EXPECT_EQ(s.origins().known(), 500u);
   // An earlier run's rules are not trusted: robots.txt first.
   std::vector<std::string> urls = FetchAllDue(s, *store);
   EXPECT_EQ(urls.size(), 4u);
@@ -265,7 +265,7 @@ TEST(OriginParkingTest, AFailingOriginKeepsItsLastFailureAcrossAResume) {
       }
     }
     Commit(s, *store);
-    ASSERT_EQ(s.parked_origins(), 2u) << "both, with nothing queued";
+    ASSERT_EQ(s.origins().parked(), 2u) << "both, with nothing queued";
     // A later fetch of http://b.test (loaded again by it) fails too, and
     // waits for its retry at the stop: its URL still queued, its origin's
     // counts unchanged.
@@ -278,14 +278,14 @@ TEST(OriginParkingTest, AFailingOriginKeepsItsLastFailureAcrossAResume) {
     report.set_error("Failed to connect to b.test port 80");
     ASSERT_EQ(s.Complete("f", report).final_state, UrlState::kWaiting) << "retried";
     Commit(s, *store);
-    ASSERT_EQ(s.parked_origins(), 1u);
+    ASSERT_EQ(s.origins().parked(), 1u);
   }
   auto store = OpenStore(dir);
   ASSERT_TRUE(store);
   CrawlScheduler s(o, clock, store.get());
   ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& origin) { ASSERT_TRUE(s.RestoreOrigin(origin).ok()); }).ok());
-  ASSERT_EQ(s.parked_origins(), 1u);
-  ASSERT_EQ(s.active_origins(), 1u);
+  ASSERT_EQ(s.origins().parked(), 1u);
+  ASSERT_EQ(s.origins().loaded_count(), 1u);
   const auto last_failures = [&] {
     std::map<std::string, std::string> out;
     for (const auto& row : s.FailingOrigins(10)) out[row.host()] = row.last_failure();
@@ -295,7 +295,7 @@ TEST(OriginParkingTest, AFailingOriginKeepsItsLastFailureAcrossAResume) {
   EXPECT_EQ(last_failures(), (Failures{{"http://a.test", "http_404"}, {"http://b.test", refused}}));
   // Loaded again (for its count), the parked one keeps it too.
   EXPECT_EQ(s.Admitted("http://a.test"), 2u);
-  EXPECT_EQ(s.parked_origins(), 0u);
+  EXPECT_EQ(s.origins().parked(), 0u);
   EXPECT_EQ(last_failures(), (Failures{{"http://a.test", "http_404"}, {"http://b.test", refused}}));
 }
 
@@ -325,7 +325,7 @@ TEST(OriginParkingTest, AStateWithoutTheNameIndexGetsOneWhenResumed) {
   ASSERT_TRUE(store->FindOrigin(Origin(1), &found).ok());
   EXPECT_EQ(found.id, 1u);
   EXPECT_EQ(s.Admitted(Origin(2)), 1u);
-  EXPECT_EQ(s.origin_count(), 3u);
+  EXPECT_EQ(s.origins().known(), 3u);
   store.reset();
   EXPECT_TRUE(OpenStore(dir)->origin_names_indexed());
 }
@@ -404,26 +404,26 @@ TEST_P(OriginTurnsTest, OriginsWithUrlsQueuedTakeTurnsWithinTheBoundOfOriginsInR
       s.RecordedFinal(c.origin_index, c.final_state);
     }
     Commit(s, *store, 1);
-    most_active = std::max(most_active, s.active_origins());
-    longest_line = std::max(longest_line, s.origins_in_line());
+    most_active = std::max(most_active, s.origins().loaded_count());
+    longest_line = std::max(longest_line, s.origins().in_line());
   }
   ASSERT_TRUE(s.Drained());
   EXPECT_EQ(leased_per_url.size(), size_t{kOrigins} * kPerOrigin + kExtraRounds) << "every URL leased";
   EXPECT_LE(longest_line, uint64_t{kOrigins}) << "an origin loaded by a URL keeps one place in line";
   for (const auto& [url, n] : leased_per_url) ASSERT_EQ(n, 1) << url << " leased once";
   EXPECT_LE(most_active, 10u + 2) << "the bound, the one loaded before a turn ends, the one a URL loaded";
-  EXPECT_GE(s.yields(), uint64_t{kOrigins} * (kPerOrigin / 4 - 1)) << "a turn is a head of 4";
+  EXPECT_GE(s.origins().yields(), uint64_t{kOrigins} * (kPerOrigin / 4 - 1)) << "a turn is a head of 4";
   // Turns go round: no origin had more than a few turns before the last
   // had its first.
   EXPECT_LE(most_leases_when_all_had_one, 3 * 4);
-  EXPECT_EQ(s.queue_errors(), 0u);
+  EXPECT_EQ(s.heads().errors(), 0u);
   EXPECT_EQ(s.counts().done, uint64_t{kOrigins} * kPerOrigin + kExtraRounds);
   Commit(s, *store);
-  EXPECT_EQ(s.active_origins(), 0u) << "finished, every origin parks";
+  EXPECT_EQ(s.origins().loaded_count(), 0u) << "finished, every origin parks";
   if (GetParam()) {
     EXPECT_EQ(robots_leases, kOrigins) << "each robots.txt asked once: the rules come back with each turn";
-    EXPECT_GE(s.robots_reloaded(), uint64_t{kOrigins} * 3);
-    EXPECT_EQ(s.robots_reload_misses(), 0u);
+    EXPECT_GE(s.robots().reloaded(), uint64_t{kOrigins} * 3);
+    EXPECT_EQ(s.robots().reload_misses(), 0u);
   }
 }
 
@@ -451,8 +451,8 @@ TEST(OriginParkingTest, AResumeLoadsTheBoundOfOriginsAndQueuesTheRest) {
   ASSERT_TRUE(store);
   CrawlScheduler s(o, clock, store.get());
   ASSERT_TRUE(store->LoadOrigins([&](StoredOrigin&& origin) { ASSERT_TRUE(s.RestoreOrigin(origin).ok()); }).ok());
-  EXPECT_EQ(s.active_origins(), 5u);
-  EXPECT_EQ(s.origins_in_line(), 25u);
+  EXPECT_EQ(s.origins().loaded_count(), 5u);
+  EXPECT_EQ(s.origins().in_line(), 25u);
   EXPECT_EQ(s.counts().waiting, 180u);
   std::set<std::string> leased;
   for (int round = 0; round < 1000 && !s.Drained(); ++round) {
