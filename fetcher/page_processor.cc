@@ -152,6 +152,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   report.set_cause(response.cause);
   report.set_final_url(response.final_url);
   report.set_fetch_ms(fetch_ms);
+  report.set_server_address(response.ip_address);
   if (item.robots_only()) {
     CompleteRobots(response, report);
     return outcome;

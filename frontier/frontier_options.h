@@ -78,6 +78,34 @@ struct PolitenessOptions {
   // 0: no back-off (a crawl of one's own servers, or a test of something
   // else).
   int64_t backoff_max_ms = 10 * 60 * 1000;
+  // An origin that answers 429 or 503 to every request for this long (no
+  // healthy answer between) fails its URLs `rate_limited`: an hour, so a
+  // limit counted per hour (a common quota) has passed once, and a crawl
+  // is not held open for days by a site that never lets it in. Until then
+  // such answers use no retries (origin_backoff.h). 0: never give up.
+  int64_t rate_limited_max_ms = 60 * 60 * 1000;
+  // The gap between request starts on an origin is at least this times
+  // its latest response time, divided by its concurrency (Heritrix's
+  // delayFactor, which has one connection per queue, per connection
+  // here): a server that slows down is asked less often, in proportion.
+  // 2: each connection waits as long as the server took, so we hold at
+  // most half of it; with the default 2 per host, an origin answering
+  // within 250 ms keeps the --delay-ms pace and one answering in 2 s gets
+  // a request every 2 s instead of 8 a second. Heritrix uses 5 with a 3 s
+  // floor for archives that crawl for months. 0: off.
+  double delay_factor = 2.0;
+  // The longest gap the factor gives (Heritrix's maxDelay is 30 s too): a
+  // server that takes minutes to answer is still crawled.
+  int64_t max_delay_ms = 30 * 1000;
+  // Origins on one server address share a budget (address_budgets.h):
+  // this many requests in flight at that address, and this long between
+  // request starts there. 16 and 0: eight origins' worth of the default
+  // --per-host 2, so a crawl of distinct sites on distinct servers runs
+  // as before, while a thousand subdomains of one platform get 16 at once,
+  // not 2,000. A crawl of many sites behind one CDN address may raise it.
+  // --per-ip 0: no per-address budget.
+  uint32_t per_ip = 16;
+  int64_t ip_delay_ms = 0;
 };
 
 // How long a fetcher holds a URL, and how often a failed one is tried.

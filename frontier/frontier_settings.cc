@@ -70,6 +70,18 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   d.Option("--backoff-max-ms", o.politeness.backoff_max_ms,
            "Longest gap between requests to an origin that pushes back (429, 503, refusals; 0: no back-off)")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{86400000}));
+  d.Option("--rate-limited-max-ms", o.politeness.rate_limited_max_ms,
+           "An origin answering only 429/503 this long fails its URLs rate_limited (0: never)")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{7} * 86400000));
+  d.Option("--delay-factor", o.politeness.delay_factor,
+           "Gap between request starts >= this x the last response time / per-host (0: off)")
+      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  d.Option("--max-delay-ms", o.politeness.max_delay_ms, "Longest gap --delay-factor gives")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
+  d.Option("--per-ip", o.politeness.per_ip, "Concurrent fetches per server address, all its hosts (0: no limit)")
+      ->capture_default_str()->check(CLI::Range(0u, 100000u));
+  d.Option("--ip-delay-ms", o.politeness.ip_delay_ms, "Minimum ms between request starts on one server address")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
   d.Flag("!--no-robots", o.politeness.obey_robots, "Ignore robots.txt");
   d.Flag("--sitemaps", o.follow_sitemaps, "Crawl the sitemaps robots.txt names");
   d.Option("--robots-agent", o.politeness.robots_agent, "Product token for robots.txt groups")

@@ -9,6 +9,7 @@
 // peer). No reply within --timeout-ms is an error: exit 1. Single-threaded.
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -163,6 +164,25 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
     out += Table(rows);
   }
 
+  if (!r.slowed_hosts().empty()) {
+    out += "\nhosts that pushed back (" + std::to_string(r.origins_backing_off()) + " backing off now, " +
+           std::to_string(r.held_by_server()) + " URLs held for them):\n";
+    std::vector<std::vector<std::string>> rows = {{"ORIGIN", "PUSHBACKS", "GAP_MS", "AT_ONCE", "BACKING OFF", "WHY"}};
+    const int64_t now_ms = static_cast<int64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    for (const auto& host : r.slowed_hosts()) {
+      const std::string since = host.backoff_since_ms() == 0
+                                    ? "no"
+                                    : "for " + std::to_string(std::max<int64_t>(
+                                                   now_ms - static_cast<int64_t>(host.backoff_since_ms()), 0) /
+                                                   1000) + " s";
+      rows.push_back({host.host(), std::to_string(host.pushbacks()), std::to_string(host.gap_ms()),
+                      std::to_string(host.concurrency()), since, host.last_failure()});
+    }
+    out += Table(rows);
+  }
+
   if (r.fetchers().empty()) {
     out += "\nfetchers: none connected\n";
   } else {
@@ -218,6 +238,20 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
         .Key("origin").String(host.host())
         .Key("done").Uint(host.done())
         .Key("failed").Uint(host.failed())
+        .Key("last_failure").String(host.last_failure())
+        .EndObject();
+  }
+  json.EndArray().Key("pushbacks").Uint(r.pushbacks())
+      .Key("origins_backing_off").Uint(r.origins_backing_off())
+      .Key("held_by_server").Uint(r.held_by_server())
+      .Key("slowed_hosts").BeginArray();
+  for (const auto& host : r.slowed_hosts()) {
+    json.BeginObject()
+        .Key("origin").String(host.host())
+        .Key("pushbacks").Uint(host.pushbacks())
+        .Key("gap_ms").Uint(host.gap_ms())
+        .Key("concurrency").Uint(host.concurrency())
+        .Key("backoff_since_ms").Uint(host.backoff_since_ms())
         .Key("last_failure").String(host.last_failure())
         .EndObject();
   }

@@ -32,6 +32,19 @@ void WriteOrigins(JsonWriter& json, const std::vector<v1::HostQueue>& origins, b
   json.EndArray();
 }
 
+// The origins that made the crawl slow down: how often, their pace at the
+// end, and since when they were backing off (0: no longer).
+void WriteSlowedOrigins(JsonWriter& json, const std::vector<v1::HostQueue>& origins) {
+  json.BeginArray();
+  for (const auto& q : origins) {
+    json.BeginObject().Key("host").String(q.host()).Key("pushbacks").Uint(q.pushbacks());
+    json.Key("gap_ms").Uint(q.gap_ms()).Key("concurrency").Uint(q.concurrency());
+    json.Key("backoff_since_ms").Uint(q.backoff_since_ms()).Key("last_failure").String(q.last_failure());
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
 void WriteCounts(JsonWriter& json, const std::map<std::string, uint64_t>& counts) {
   json.BeginObject();
   for (const auto& [name, n] : counts) json.Key(name).Uint(n);
@@ -70,10 +83,19 @@ void Broker::DefineCounters() {
          .help = "Retries scheduled", .read = [=] { return counts().retried; }});
   r.Add({.summary_key = "pushbacks", .metric = "zcrawl_frontier_pushbacks_total", .kind = kCounter,
          .help = "Answers that slowed their origin down (429, 503, 5xx runs, refused or timed-out connections)",
-         .read = [this] { return scheduler_->pushbacks(); }});
-  r.Add({.metric = "zcrawl_frontier_origins_backing_off", .kind = kGauge,
+         .status = StatusField(&v1::StatusReply::set_pushbacks), .read = [this] { return scheduler_->pushbacks(); }});
+  r.Add({.summary_key = "origins_backing_off", .metric = "zcrawl_frontier_origins_backing_off", .kind = kGauge,
          .help = "Origins in RAM whose requests are slowed by a back-off",
+         .status = StatusField(&v1::StatusReply::set_origins_backing_off),
          .read = [this] { return scheduler_->origins_backing_off(); }});
+  r.Add({.summary_key = "held_by_server", .metric = "zcrawl_frontier_held_by_server_total", .kind = kCounter,
+         .help = "URLs answered 429/503 by an origin already pushing back, put back without using a retry",
+         .status = StatusField(&v1::StatusReply::set_held_by_server),
+         .read = [this] { return scheduler_->held_by_server(); }});
+  r.Add({.summary_key = "answered_429", .metric = "zcrawl_frontier_http_429_total", .kind = kCounter,
+         .help = "Responses 429 Too Many Requests", .read = [this] { return scheduler_->answered_429(); }});
+  r.Add({.summary_key = "answered_503", .metric = "zcrawl_frontier_http_503_total", .kind = kCounter,
+         .help = "Responses 503 Service Unavailable", .read = [this] { return scheduler_->answered_503(); }});
   r.Add({.summary_key = "seen", .metric = "zcrawl_frontier_seen_urls", .kind = kGauge,
          .help = "URLs in the seen set", .status = StatusField(&v1::StatusReply::set_seen),
          .read = [this] { return seen_->size(); }});
@@ -91,6 +113,7 @@ void Broker::DefineCounters() {
   r.AddSummarySection("failing_hosts", [this](JsonWriter& j) {
     WriteOrigins(j, scheduler_->FailingOrigins(10), /*with_failure=*/true);
   });
+  r.AddSummarySection("slowed_hosts", [this](JsonWriter& j) { WriteSlowedOrigins(j, scheduler_->SlowedOrigins(10)); });
   r.Add({.summary_key = "resumed", .kind = kGauge, .help = "The crawl went on from a state folder",
          .read = [this] { return store_->resumed(); }});
   r.Add({.summary_key = "already_finished", .kind = kGauge, .help = "The state folder held a finished crawl",
@@ -285,6 +308,7 @@ void Broker::SendStatus(Peer& peer) {
   status->set_waiting_for_space(space_wait_.Describe(now));
   for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);
   for (auto& q : scheduler_->FailingOrigins(10)) *status->add_failing_hosts() = std::move(q);
+  for (auto& q : scheduler_->SlowedOrigins(10)) *status->add_slowed_hosts() = std::move(q);
   for (const auto& [id, p] : peers_) {
     if (p.role != v1::PEER_ROLE_FETCHER) continue;
     auto* row = status->add_fetchers();

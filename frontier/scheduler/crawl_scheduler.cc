@@ -26,10 +26,14 @@ CrawlScheduler::CrawlScheduler(SchedulerOptions options, const Clock& clock, Url
               leases_.epoch()),
       origins_(OriginTableOptions{options_.politeness, options_.max_active_origins}, store, clock, memory_,
                heads_, robots_, board_),
-      backoff_(options_.politeness) {}
+      backoff_(options_.politeness),
+      pace_(options_.politeness),
+      addresses_(options_.politeness) {
+  board_.ShowPace(&pace_, &clock_);
+}
 
 bool CrawlScheduler::HasWork(const HostSlot& slot) const {
-  if (slot.in_flight >= backoff_.Concurrency(slot)) return false;
+  if (slot.in_flight >= pace_.Concurrency(slot)) return false;
   // A yielding origin leases what it has in RAM (a retry, a robots.txt
   // being asked again), no more: the rest waits for its next turn.
   if (slot.yielding && slot.waiting.empty() && !RobotsRetrying(slot)) return false;
@@ -120,6 +124,18 @@ std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint
       MaybeSchedule(top.slot);
       continue;
     }
+    if (const int64_t address_ready = addresses_.ReadyMs(slot.address_key, now); address_ready > now) {
+      // Its server address has no room: it waits for a request there to
+      // end, or for the address's delay. Marked in the heap meanwhile, so
+      // nothing else schedules it twice (and it does not park).
+      slot.in_ready_heap = true;
+      if (address_ready == INT64_MAX) {
+        addresses_.Wait(slot.address_key, top.slot);
+      } else {
+        ready_heap_.push({address_ready, heap_sequence_++, top.slot});
+      }
+      continue;
+    }
     if (slot.waiting.empty() && slot.backlog > 0 && slot.refilled && origins_.MustYield() &&
         !RobotsRetrying(slot)) {
       // Its head ran dry, after a refill at least, while others wait for
@@ -129,7 +145,8 @@ std::vector<v1::WorkItem> CrawlScheduler::Lease(const std::string& fetcher, uint
       continue;
     }
     if (LeaseFromSlot(slot, fetcher, out)) {
-      slot.next_fetch_ms = now + backoff_.GapMs(slot);
+      slot.next_fetch_ms = now + pace_.GapMs(slot);
+      addresses_.Leased(slot.address_key, now);
     }
     MaybeSchedule(top.slot);
   }
@@ -151,6 +168,7 @@ bool CrawlScheduler::LeaseFromSlot(HostSlot& slot, const std::string& fetcher,
   lease.fetcher = fetcher;
   lease.leased_ms = clock_.NowMs();
   lease.deadline_ms = lease.leased_ms + options_.leases.lease_ms;
+  lease.address_key = slot.address_key;
   robots_.PrepareForLease(slot);
   if (slot.robots_state == RobotsState::kNeeded) {
     slot.robots_state = RobotsState::kFetching;
@@ -217,10 +235,23 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   completion.origin_index = slot_index;
   completion.seq = lease.record.seq;
   if (slot.in_flight > 0) --slot.in_flight;
+  ReturnToAddress(lease.address_key);
+  LearnAddress(slot, report);
 
+  if (report.status() == v1::FETCH_STATUS_OK) {
+    OriginPace::ObserveResponse(slot, report.fetch_ms());
+    // This request's start was the latest the rule could not yet know of.
+    slot.next_fetch_ms = std::max(slot.next_fetch_ms, lease.leased_ms + pace_.ResponseGapMs(slot));
+    answered_429_ += report.http_status() == 429;
+    answered_503_ += report.http_status() == 503;
+  }
+  const bool was_backing_off = OriginBackoff::BackingOff(slot);
   memory_.Change(slot, [&] {
-    if (backoff_.Observe(slot, report, clock_.NowMs(), lease.leased_ms)) ++pushbacks_;
+    if (backoff_.Observe(slot, report, clock_.NowMs(), lease.leased_ms, pace_.GapMs(slot))) ++pushbacks_;
   });
+  // A back-off is kept in the origin's record: it holds after parking and
+  // across a restart.
+  if (was_backing_off || OriginBackoff::BackingOff(slot)) origins_.MarkDirty(slot);
   const bool failed = report.status() != v1::FETCH_STATUS_OK || report.http_status() >= 400;
   if (failed && !(lease.robots_only && report.http_status() >= 400 && report.http_status() < 500)) {
     // (a robots.txt 4xx is no failure: RFC 9309 reads it as "allow all")
@@ -235,7 +266,9 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   const uint32_t http = report.http_status();
   if (report.status() == v1::FETCH_STATUS_OK) {
     status_classes_[StatusClass(http)]++;
-    if (http == 429 || http >= 500) {
+    if (IsServerStatePushBack(report) && OriginBackoff::HeldByServer(slot, lease.leased_ms)) {
+      HoldForServer(slot, std::move(lease.record), completion);
+    } else if (http == 429 || http >= 500) {
       RetryOrFail(std::move(lease.record), "http_" + std::to_string(http),
                   std::min<int64_t>(report.retry_after_ms(), kMaxRetryAfterMs), &completion);
     } else if (http >= 400) {
@@ -309,6 +342,45 @@ void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, in
   retries_.Push(std::move(record), ready);
 }
 
+void CrawlScheduler::ReturnToAddress(uint32_t address_key) {
+  for (uint32_t id : addresses_.Returned(address_key, clock_.NowMs())) {
+    // It waited in no heap: marked so only while it waited (Lease).
+    if (HostSlot* waiting = origins_.Loaded(id)) {
+      waiting->in_ready_heap = false;
+      MaybeSchedule(id);
+    }
+  }
+}
+
+void CrawlScheduler::LearnAddress(HostSlot& slot, const v1::FetchReport& report) {
+  if (report.server_address().empty()) return;
+  // After a redirect to another origin the address is that origin's.
+  const std::string& final_url = report.final_url();
+  if (!final_url.empty() && final_url != report.url() &&
+      !(final_url.starts_with(slot.origin) &&
+        (final_url.size() == slot.origin.size() || final_url[slot.origin.size()] == '/'))) {
+    return;
+  }
+  const uint32_t key = AddressBudgets::KeyOf(report.server_address());
+  if (key == slot.address_key) return;
+  slot.address_key = key;
+  origins_.MarkDirty(slot);
+}
+
+void CrawlScheduler::HoldForServer(HostSlot& slot, UrlRecord record, Completion& completion) {
+  if (backoff_.LimitedTooLong(slot, clock_.NowMs())) {
+    Fail(record, "rate_limited", &completion);
+    FailAllWaiting(slot, "rate_limited");
+    return;
+  }
+  ++held_by_server_;
+  // Behind the others in RAM, the origin's gap holding them all: at the
+  // front, a URL that alone gets 429s would be asked again and again and
+  // hold the limit open; behind, the others' answers can end it.
+  heads_.PushBack(slot, record);
+  ++counts_.waiting;
+}
+
 void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason, Completion* completion) {
   ++counts_.failed;
   ++origins_.Slot(record.origin).failed;
@@ -350,6 +422,7 @@ void CrawlScheduler::ReturnLease(uint64_t lease_id, const std::string& reason, b
   const uint32_t slot_index = lease.record.origin;
   HostSlot& slot = origins_.Slot(slot_index);
   if (slot.in_flight > 0) --slot.in_flight;
+  ReturnToAddress(lease.address_key);
   if (lease.robots_only && count_attempt) {
     // Expired, or its fetcher was lost: counted and backed off like any
     // unanswered robots.txt, so one that hangs or kills fetchers cannot

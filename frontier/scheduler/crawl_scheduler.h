@@ -16,6 +16,8 @@
 //   LeaseTable       what fetchers hold (the atomic claim on a report)
 //   RetryQueue       URLs waiting out a back-off
 //   OriginStatusBoard  the per-origin rows of the status and summary
+//   OriginPace       an origin's gap between requests and concurrency
+//   AddressBudgets   the budget origins on one server address share
 //   OriginBackoff    how an origin that pushes back is slowed (its rules)
 //   fetch_outcome.h  what a report means (reasons, retryable, back-off)
 // This class owns the ready heap, the state counts, and the rules that
@@ -38,12 +40,14 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "frontier/scheduler/address_budgets.h"
 #include "frontier/scheduler/fetch_outcome.h"
 #include "frontier/frontier_options.h"
 #include "frontier/scheduler/host_slot.h"
 #include "frontier/scheduler/lease_table.h"
 #include "frontier/scheduler/origin_backoff.h"
 #include "frontier/scheduler/origin_memory.h"
+#include "frontier/scheduler/origin_pace.h"
 #include "frontier/scheduler/origin_status_board.h"
 #include "frontier/scheduler/origin_table.h"
 #include "frontier/scheduler/queue_heads.h"
@@ -140,7 +144,10 @@ class CrawlScheduler {
   // Stages the records of origins changed since the last call (the
   // broker calls it at each commit), and parks what may park
   // (OriginTable::StageDirty).
-  void StageDirtyOrigins() { origins_.StageDirty(); }
+  void StageDirtyOrigins() {
+    origins_.StageDirty();
+    addresses_.Sweep(clock_.NowMs());
+  }
   void set_final_state_handler(FinalStateHandler handler) { on_final_ = std::move(handler); }
 
   // Leases up to `max` ready URLs to `fetcher`.
@@ -195,6 +202,7 @@ class CrawlScheduler {
   std::vector<v1::HostQueue> FailingOrigins(size_t limit) const {
     return board_.Failing(origins_.slots(), limit);
   }
+  std::vector<v1::HostQueue> SlowedOrigins(size_t limit) const { return board_.Slowed(origins_.slots(), limit); }
   // The parts' figures, for the status, metrics and summary.
   const OriginTable& origins() const { return origins_; }
   const QueueHeads& heads() const { return heads_; }
@@ -203,6 +211,14 @@ class CrawlScheduler {
   // origins in RAM backing off now (counted when asked: a metrics scrape).
   uint64_t pushbacks() const { return pushbacks_; }
   uint64_t origins_backing_off() const;
+  // URLs answered 429/503 put back without using a retry, because their
+  // origin was already pushing back (OriginBackoff::HeldByServer).
+  uint64_t held_by_server() const { return held_by_server_; }
+  // Responses 429 and 503 received (pages and robots.txt).
+  uint64_t answered_429() const { return answered_429_; }
+  uint64_t answered_503() const { return answered_503_; }
+  // The per-address budgets (their figures: tracked(), waits()).
+  const AddressBudgets& addresses() const { return addresses_; }
 
  private:
   // Whether the origin can lease now or later: work, room under its
@@ -228,6 +244,15 @@ class CrawlScheduler {
                    Completion* completion = nullptr);
   void Fail(const UrlRecord& record, const std::string& reason, Completion* completion = nullptr);
   void FailAllWaiting(HostSlot& slot, const std::string& reason);
+  // A 429 or 503 while its origin pushes back: the URL waits in its
+  // origin's queue with its retries intact, unless the origin has
+  // answered only so for --rate-limited-max-ms (then its URLs fail).
+  void HoldForServer(HostSlot& slot, UrlRecord record, Completion& completion);
+  // A request to the address `address_key` ended: origins that waited for
+  // room there are scheduled again.
+  void ReturnToAddress(uint32_t address_key);
+  // The origin's server address, from a report of one of its fetches.
+  void LearnAddress(HostSlot& slot, const v1::FetchReport& report);
   void ReturnLease(uint64_t lease_id, const std::string& reason, bool count_attempt);
 
   struct HeapEntry {
@@ -252,7 +277,12 @@ class CrawlScheduler {
   OriginTable origins_;
   RetryQueue retries_;
   OriginBackoff backoff_;
+  OriginPace pace_;
+  AddressBudgets addresses_;
   uint64_t pushbacks_ = 0;
+  uint64_t held_by_server_ = 0;
+  uint64_t answered_429_ = 0;
+  uint64_t answered_503_ = 0;
 
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<HeapEntry>> ready_heap_;
   uint64_t heap_sequence_ = 0;

@@ -33,14 +33,21 @@ struct OriginTrouble {
   // shows it.
   std::string last_failure;
   // Back-off (origin_backoff.h): since when the origin pushes back (0: it
-  // does not), its latest push back, and the gap it gets between request
-  // starts meanwhile (at most --backoff-max-ms, a day).
+  // does not), and its latest push back.
   int64_t backoff_since_ms = 0;
   int64_t last_pushback_ms = 0;
+  // Since when the origin answers 429 or 503 to requests sent while it
+  // already did (0: it answered a later request healthy): a URL answered
+  // so keeps its retries, and past --rate-limited-max-ms the origin's URLs
+  // fail `rate_limited` (origin_backoff.h).
+  int64_t limited_since_ms = 0;
+  // The gap it gets between request starts meanwhile (at most
+  // --backoff-max-ms, a day).
   int32_t backoff_gap_ms = 0;
   // The least gap while the back-off is remembered: twice the pace that
   // was too fast when the origin last pushed back.
   int32_t backoff_floor_ms = 0;
+  uint32_t pushbacks = 0;            // push backs in this crawl, for the summary's rows
   uint8_t server_errors_in_row = 0;  // 5xx other than 503, up to kServerErrorRun
 };
 
@@ -89,6 +96,8 @@ struct HostSlot {
   uint32_t in_flight = 0;          // leased URLs of this origin
   uint32_t retrying = 0;           // its URLs waiting in the retry heap
   uint32_t robots_attempts = 0;
+  // Its server address's key (AddressBudgets::KeyOf; 0: not known yet).
+  uint32_t address_key = 0;
   RobotsState robots_state = RobotsState::kNotNeeded;
   bool dirty = false;              // origin record changed since last staged
   bool in_ready_heap = false;      // at most one heap entry per slot
@@ -98,6 +107,9 @@ struct HostSlot {
   bool yielding = false;
   bool refilled = false;           // a head refill since it was loaded: its turn began
   bool in_line = false;            // its id is in OriginTable's line (StoredOrigin::in_line)
+  // Its latest response time in ms, saturated (OriginPace; in the padding
+  // after the flags, so the slot stays 240 bytes).
+  uint16_t response_ms = 0;
 
   uint64_t waiting_total() const { return waiting.size() + backlog; }
   OriginTrouble& Trouble() {

@@ -29,6 +29,7 @@ struct ActiveLease {
   int64_t leased_ms = 0;  // when it was handed out
   int64_t deadline_ms = 0;
   bool robots_only = false;  // the origin's robots.txt, not a queued URL
+  uint32_t address_key = 0;  // the address budget it counts against (AddressBudgets)
 };
 
 class LeaseTable {

@@ -26,8 +26,12 @@ ServerSignal SignalOf(const v1::FetchReport& report) {
   return ServerSignal::kNeutral;
 }
 
-bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64_t now_ms,
-                            int64_t leased_ms) const {
+bool IsServerStatePushBack(const v1::FetchReport& report) {
+  return report.status() == v1::FETCH_STATUS_OK && (report.http_status() == 429 || report.http_status() == 503);
+}
+
+bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64_t now_ms, int64_t leased_ms,
+                            int64_t pace_ms) const {
   if (options_.backoff_max_ms == 0) return false;  // off: the user's own servers
   ServerSignal signal = SignalOf(report);
   if (signal == ServerSignal::kNeutral || (signal == ServerSignal::kHealthy && !slot.trouble)) return false;
@@ -43,6 +47,7 @@ bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64
   const bool stale = BackingOff(slot) && leased_ms < trouble.last_pushback_ms;
   if (signal == ServerSignal::kHealthy) {
     if (!BackingOff(slot) || stale) return false;
+    trouble.limited_since_ms = 0;  // it lets us in again
     if (now_ms - trouble.last_pushback_ms >= kBackoffForgetMs) {
       trouble.backoff_since_ms = 0;
       trouble.backoff_gap_ms = 0;
@@ -56,6 +61,7 @@ bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64
   // Retry-After: nothing goes to the origin before then, whoever answered.
   const int64_t retry_after = std::min<int64_t>(report.retry_after_ms(), kMaxRetryAfterMs);
   slot.next_fetch_ms = std::max(slot.next_fetch_ms, now_ms + retry_after);
+  if (trouble.limited_since_ms == 0 && IsServerStatePushBack(report)) trouble.limited_since_ms = now_ms;
   if (stale) return false;
   const int64_t cap = std::max(options_.backoff_max_ms, kBackoffStartMs);
   // The floor: twice the pace that was too fast. That is the pace of the
@@ -63,7 +69,7 @@ bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64
   // back again at it; a push back above the floor (a server still
   // struggling) says nothing new of its limit.
   if (!BackingOff(slot) || trouble.backoff_gap_ms <= trouble.backoff_floor_ms) {
-    const int64_t too_fast = BackingOff(slot) ? int64_t{trouble.backoff_floor_ms} : GapMs(slot);
+    const int64_t too_fast = BackingOff(slot) ? int64_t{trouble.backoff_floor_ms} : pace_ms;
     trouble.backoff_floor_ms = static_cast<int32_t>(std::clamp<int64_t>(2 * too_fast, kBackoffFloorMs, cap));
   }
   const int64_t start = std::max(slot.delay_ms, kBackoffStartMs);
@@ -71,6 +77,7 @@ bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64
   trouble.backoff_gap_ms = static_cast<int32_t>(std::min<int64_t>(std::max(grown, start), INT32_MAX));
   if (trouble.backoff_since_ms == 0) trouble.backoff_since_ms = now_ms;
   trouble.last_pushback_ms = now_ms;
+  ++trouble.pushbacks;
   // The gap holds from now, so answers already in flight cannot shorten it.
   slot.next_fetch_ms = std::max(slot.next_fetch_ms, now_ms + int64_t{trouble.backoff_gap_ms});
   return true;

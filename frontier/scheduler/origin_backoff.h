@@ -59,23 +59,38 @@ enum class ServerSignal : uint8_t {
 };
 ServerSignal SignalOf(const v1::FetchReport& report);
 
+// Whether an answer is a status a server gives for itself, not for a
+// URL: 429 or 503.
+bool IsServerStatePushBack(const v1::FetchReport& report);
+
 class OriginBackoff {
  public:
   explicit OriginBackoff(const PolitenessOptions& options) : options_(options) {}
 
   // Applies one answer of the origin at `now_ms`, to a request leased at
-  // `leased_ms`. Returns true when it pushed the origin back (further).
-  bool Observe(HostSlot& slot, const v1::FetchReport& report, int64_t now_ms, int64_t leased_ms) const;
-  // The gap to keep between this origin's request starts.
-  static int64_t GapMs(const HostSlot& slot) {
-    return BackingOff(slot) && slot.trouble->backoff_gap_ms > slot.delay_ms ? int64_t{slot.trouble->backoff_gap_ms}
-                                                                             : slot.delay_ms;
-  }
-  // Requests the origin may have in flight.
-  uint32_t Concurrency(const HostSlot& slot) const {
-    return BackingOff(slot) ? 1 : options_.per_host;
-  }
+  // `leased_ms`, while the origin's pace was `pace_ms` (OriginPace).
+  // Returns true when it pushed the origin back (further).
+  bool Observe(HostSlot& slot, const v1::FetchReport& report, int64_t now_ms, int64_t leased_ms,
+               int64_t pace_ms) const;
+  // The back-off's gap between request starts; 0 when not backing off.
+  static int64_t GapMs(const HostSlot& slot) { return BackingOff(slot) ? slot.trouble->backoff_gap_ms : 0; }
   static bool BackingOff(const HostSlot& slot) { return slot.trouble && slot.trouble->backoff_since_ms != 0; }
+
+  // A 429 or 503 to a request sent while the origin already answered so
+  // (OriginTrouble::limited_since_ms): the server's state, not the URL's,
+  // so the URL keeps its retries. The first such answer, to a request sent
+  // while the origin was healthy, uses one: a URL that alone gets 429/503
+  // from an origin that answers the others is the URL's failure, and ends
+  // after --retries like any.
+  static bool HeldByServer(const HostSlot& slot, int64_t leased_ms) {
+    return slot.trouble && slot.trouble->limited_since_ms != 0 && slot.trouble->limited_since_ms < leased_ms;
+  }
+  // The origin has answered only 429/503 for --rate-limited-max-ms: its
+  // URLs fail `rate_limited`.
+  bool LimitedTooLong(const HostSlot& slot, int64_t now_ms) const {
+    return options_.rate_limited_max_ms > 0 && slot.trouble && slot.trouble->limited_since_ms != 0 &&
+           now_ms - slot.trouble->limited_since_ms >= options_.rate_limited_max_ms;
+  }
 
  private:
   const PolitenessOptions& options_;

@@ -11,7 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/clock.h"
 #include "frontier/scheduler/host_slot.h"
+#include "frontier/scheduler/origin_pace.h"
 #include "frontier/scheduler/parked_origin_rows.h"
 #include "zcrawl.pb.h"
 
@@ -23,8 +25,14 @@ class OriginStatusBoard {
  public:
   OriginStatusBoard();
 
+  // Rows show each origin's pace (gap, concurrency, back-off) once told
+  // how to read it; the scheduler tells at its construction.
+  void ShowPace(const OriginPace* pace, const Clock* clock) {
+    pace_ = pace;
+    clock_ = clock;
+  }
   // The row of an origin in RAM.
-  static v1::HostQueue RowOf(const HostSlot& slot);
+  v1::HostQueue RowOf(const HostSlot& slot) const;
   // An origin parks with this row: kept if it ranks among the failing or
   // the busiest.
   void Parked(v1::HostQueue row);
@@ -37,6 +45,9 @@ class OriginStatusBoard {
   // Origins with failed URLs, those that fetched nothing first, then by
   // failures.
   std::vector<v1::HostQueue> Failing(const OriginSlots& slots, size_t limit) const;
+  // Origins that pushed back (made the crawl slow down), the most push
+  // backs first.
+  std::vector<v1::HostQueue> Slowed(const OriginSlots& slots, size_t limit) const;
 
  private:
   // The status shows 10 and the summary 5; a few more stand in for rows
@@ -45,13 +56,17 @@ class OriginStatusBoard {
   static bool FailingBefore(const OriginCounts& a, const OriginCounts& b);
   static bool BusiestBefore(const OriginCounts& a, const OriginCounts& b);
   static bool MostQueuedBefore(const OriginCounts& a, const OriginCounts& b);
-  // The best `limit` by `before` of `slots` (`failing_only`: with
-  // failures) and the `parked` rows.
-  static std::vector<v1::HostQueue> Best(const OriginSlots& slots, size_t limit, OriginOrder before,
-                                         bool failing_only, const std::vector<v1::HostQueue>& parked);
+  static bool MorePushbacksBefore(const OriginCounts& a, const OriginCounts& b);
+  // The best `limit` by `before` of `slots` (those `only` accepts) and
+  // the `parked` rows.
+  std::vector<v1::HostQueue> Best(const OriginSlots& slots, size_t limit, OriginOrder before,
+                                  bool (*only)(const HostSlot&), const std::vector<v1::HostQueue>& parked) const;
 
   ParkedOriginRows parked_failing_;
   ParkedOriginRows parked_busiest_;
+  ParkedOriginRows parked_slowed_;
+  const OriginPace* pace_ = nullptr;
+  const Clock* clock_ = nullptr;
 };
 
 }  // namespace zcrawl::frontier

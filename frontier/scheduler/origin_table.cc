@@ -153,10 +153,43 @@ HostSlot& OriginTable::LoadSlot(const StoredOrigin& record, bool restore) {
   if (!restore && slot.robots_state == RobotsState::kNeeded) robots_.ReadStored(slot, std::nullopt);
   board_.Loaded(slot.origin);
   if (!record.last_failure.empty()) memory_.Change(slot, [&] { slot.SetLastFailure(record.last_failure); });
+  if (record.backoff.any()) memory_.Change(slot, [&] { RestoreBackoff(record.backoff, slot); });
+  slot.address_key = record.address_key;
   return slot;
 }
 
-StoredOrigin OriginTable::RecordOf(const HostSlot& slot) {
+StoredBackoff OriginTable::BackoffRecordOf(const HostSlot& slot) const {
+  StoredBackoff b;
+  if (!slot.trouble) return b;
+  const OriginTrouble& t = *slot.trouble;
+  const int64_t to_wall = clock_.WallMs() - clock_.NowMs();
+  auto wall = [&](int64_t mono) { return mono == 0 ? 0 : std::max<int64_t>(mono + to_wall, 1); };
+  b.since_ms = wall(t.backoff_since_ms);
+  b.last_pushback_ms = wall(t.last_pushback_ms);
+  b.limited_since_ms = wall(t.limited_since_ms);
+  if (t.backoff_since_ms != 0) b.hold_until_ms = wall(slot.next_fetch_ms);
+  b.gap_ms = static_cast<uint32_t>(std::max(t.backoff_gap_ms, 0));
+  b.floor_ms = static_cast<uint32_t>(std::max(t.backoff_floor_ms, 0));
+  b.pushbacks = t.pushbacks;
+  return b;
+}
+
+void OriginTable::RestoreBackoff(const StoredBackoff& b, HostSlot& slot) const {
+  OriginTrouble& t = slot.Trouble();
+  const int64_t to_mono = clock_.NowMs() - clock_.WallMs();
+  // A time from before this run's clock began is still a time: kept as
+  // the earliest this clock can say (1), never as 0 ("none").
+  auto mono = [&](int64_t wall) { return wall == 0 ? 0 : std::max<int64_t>(wall + to_mono, 1); };
+  t.backoff_since_ms = mono(b.since_ms);
+  t.last_pushback_ms = mono(b.last_pushback_ms);
+  t.limited_since_ms = mono(b.limited_since_ms);
+  t.backoff_gap_ms = static_cast<int32_t>(std::min<uint32_t>(b.gap_ms, INT32_MAX));
+  t.backoff_floor_ms = static_cast<int32_t>(std::min<uint32_t>(b.floor_ms, INT32_MAX));
+  t.pushbacks = b.pushbacks;
+  if (b.hold_until_ms != 0) slot.next_fetch_ms = std::max(slot.next_fetch_ms, mono(b.hold_until_ms));
+}
+
+StoredOrigin OriginTable::RecordOf(const HostSlot& slot) const {
   StoredOrigin record;
   record.id = slot.id;
   record.origin = slot.origin;
@@ -166,6 +199,8 @@ StoredOrigin OriginTable::RecordOf(const HostSlot& slot) {
   record.refetched = slot.refetched;
   record.in_line = slot.in_line;
   record.last_failure = slot.LastFailure();
+  record.backoff = BackoffRecordOf(slot);
+  record.address_key = slot.address_key;
   return record;
 }
 
@@ -255,7 +290,7 @@ void OriginTable::ParkCandidates() {
 }
 
 void OriginTable::Park(HostSlot& slot) {
-  board_.Parked(OriginStatusBoard::RowOf(slot));
+  board_.Parked(board_.RowOf(slot));
   if (slot.backlog > 0) {
     // Its turn is over: to the back of the line (unless it has a place
     // there: loaded by a URL of its own while in line), with where its
@@ -303,6 +338,7 @@ Status OriginTable::Restore(const StoredOrigin& origin, bool* loaded) {
     row.set_done(origin.done);
     row.set_failed(origin.failed);
     row.set_last_failure(origin.last_failure);
+    row.set_pushbacks(origin.backoff.pushbacks);
     board_.Parked(std::move(row));
     return Status::Ok();
   }

@@ -128,7 +128,11 @@ class OriginTable {
   // cannot give its record.
   HostSlot* LoadParked(uint32_t id);
   HostSlot& Unpark(const StoredOrigin& record);
-  static StoredOrigin RecordOf(const HostSlot& slot);
+  StoredOrigin RecordOf(const HostSlot& slot) const;
+  // A back-off to and from its record: monotonic ms (the scheduler's) to
+  // wall ms and back (a restart starts a new monotonic clock).
+  StoredBackoff BackoffRecordOf(const HostSlot& slot) const;
+  void RestoreBackoff(const StoredBackoff& stored, HostSlot& slot) const;
   void LeaveLine(HostSlot& slot);
   // Nothing of it in RAM but its slot, its record exact (the parking rule
   // above, less the conditions that pass by themselves: a write landing,

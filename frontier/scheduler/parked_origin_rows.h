@@ -27,8 +27,9 @@ struct OriginCounts {
   uint64_t in_flight = 0;
   uint64_t done = 0;
   uint64_t failed = 0;
+  uint64_t pushbacks = 0;
   static OriginCounts Of(const v1::HostQueue& row) {
-    return {row.waiting(), row.in_flight(), row.done(), row.failed()};
+    return {row.waiting(), row.in_flight(), row.done(), row.failed(), row.pushbacks()};
   }
 };
 // `before(a, b)`: a ranks above b.

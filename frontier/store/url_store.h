@@ -73,6 +73,21 @@ namespace zcrawl::frontier {
 // not final is waiting) or kDone.
 enum class SeenState : uint8_t { kAdmitted = 0, kWaiting = 1, kDone = 2, kFailed = 3, kRefused = 4 };
 
+// A back-off in force, or remembered, when an origin's record was staged
+// (OriginTrouble, origin_backoff.h), so it holds after the origin parks
+// and across a restart. Times in wall ms since the epoch (a restart
+// resets the monotonic clock); all 0: none.
+struct StoredBackoff {
+  int64_t since_ms = 0;
+  int64_t last_pushback_ms = 0;
+  int64_t limited_since_ms = 0;
+  int64_t hold_until_ms = 0;  // no request before (a Retry-After, the gap)
+  uint32_t gap_ms = 0;
+  uint32_t floor_ms = 0;
+  uint32_t pushbacks = 0;
+  bool any() const { return since_ms != 0 || pushbacks != 0; }
+};
+
 struct StoredOrigin {
   uint32_t id = 0;
   std::string origin;
@@ -93,6 +108,9 @@ struct StoredOrigin {
   // for the status and the summary after a resume. Empty: none, or a
   // record written before it was kept.
   std::string last_failure = {};
+  StoredBackoff backoff = {};
+  // Its server address's key (AddressBudgets::KeyOf), 0: not known.
+  uint32_t address_key = 0;
   uint64_t admitted() const { return next_seq - 1 - refetched; }
   uint64_t queued() const { return next_seq - 1 - done - failed; }
 };

@@ -6,6 +6,8 @@
 
 #include <rocksdb/status.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -95,6 +97,9 @@ inline bool DecodeQueued(std::string_view origin, std::string_view key, std::str
 //   1  loaded_seq (varint), when > 0
 //   2  in_line, when true
 //   3  last_failure (varint length, bytes), when not empty
+//   4  backoff (StoredBackoff: its four times, then gap, floor and push
+//      backs, varints), when any
+//   5  address_key (varint), when known
 inline std::string EncodeOrigin(const StoredOrigin& origin) {
   std::string value;
   PutVarint(origin.next_seq, &value);
@@ -113,6 +118,18 @@ inline std::string EncodeOrigin(const StoredOrigin& origin) {
     value.push_back('\3');
     PutVarint(origin.last_failure.size(), &value);
     value += origin.last_failure;
+  }
+  if (origin.backoff.any()) {
+    const StoredBackoff& b = origin.backoff;
+    value.push_back('\4');
+    for (int64_t ms : {b.since_ms, b.last_pushback_ms, b.limited_since_ms, b.hold_until_ms}) {
+      PutVarint(static_cast<uint64_t>(std::max<int64_t>(ms, 0)), &value);
+    }
+    for (uint32_t n : {b.gap_ms, b.floor_ms, b.pushbacks}) PutVarint(n, &value);
+  }
+  if (origin.address_key != 0) {
+    value.push_back('\5');
+    PutVarint(origin.address_key, &value);
   }
   value += origin.origin;
   return value;
@@ -144,6 +161,35 @@ inline bool DecodeOrigin(std::string_view key, std::string_view value, StoredOri
     if (!GetVarint(value, &++offset, &size) || size > value.size() - offset) return false;
     origin->last_failure = std::string(value.substr(offset, size));
     offset += size;
+  }
+  origin->backoff = StoredBackoff{};
+  if (offset < value.size() && value[offset] == '\4') {
+    ++offset;
+    StoredBackoff& b = origin->backoff;
+    uint64_t n[7];
+    for (uint64_t& v : n) {
+      if (!GetVarint(value, &offset, &v)) return false;
+    }
+    // Times beyond any clock, or counts beyond 32 bits, are damage.
+    for (int i = 0; i < 4; ++i) {
+      if (n[i] > uint64_t{INT64_MAX}) return false;
+    }
+    for (int i = 4; i < 7; ++i) {
+      if (n[i] > UINT32_MAX) return false;
+    }
+    b.since_ms = static_cast<int64_t>(n[0]);
+    b.last_pushback_ms = static_cast<int64_t>(n[1]);
+    b.limited_since_ms = static_cast<int64_t>(n[2]);
+    b.hold_until_ms = static_cast<int64_t>(n[3]);
+    b.gap_ms = static_cast<uint32_t>(n[4]);
+    b.floor_ms = static_cast<uint32_t>(n[5]);
+    b.pushbacks = static_cast<uint32_t>(n[6]);
+  }
+  origin->address_key = 0;
+  if (offset < value.size() && value[offset] == '\5') {
+    uint64_t key = 0;
+    if (!GetVarint(value, &++offset, &key) || key > UINT32_MAX) return false;
+    origin->address_key = static_cast<uint32_t>(key);
   }
   origin->id = static_cast<uint32_t>(GetBigEndian(key, 0, 4));
   origin->origin = std::string(value.substr(offset));

@@ -166,6 +166,7 @@ class PageProcessorTest : public ::testing::TestWithParam<std::string> {
     options_.http.total_timeout_ms = 8000;
     frontier::SchedulerOptions so;
     so.politeness.delay_ms = 0;
+    so.politeness.delay_factor = 0;  // its answers take what the loaded machine gives, not a server
     so.politeness.per_host = 4;
     so.politeness.obey_robots = false;
     so.leases.retries = 2;

@@ -285,8 +285,10 @@ TEST_F(BrokerTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : summary.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{
-                      "finished", "done", "failed", "waiting", "leased", "retried", "pushbacks", "seen", "origins", "seconds",
-                      "status_classes", "failure_reasons", "retry_reasons", "top_hosts", "failing_hosts", "resumed",
+                      "finished", "done", "failed", "waiting", "leased", "retried", "pushbacks", "origins_backing_off",
+                      "held_by_server", "answered_429", "answered_503", "seen", "origins", "seconds",
+                      "status_classes", "failure_reasons", "retry_reasons", "top_hosts", "failing_hosts",
+                      "slowed_hosts", "resumed",
                       "already_finished", "seeds_skipped", "links", "malformed_messages", "curve_clients_rejected",
                       "peers_lost", "peers_joined", "peers_rejoined", "leases_not_held", "stale_reports",
                       "own_stalls", "space_waits", "waited_for_space_ms", "memory"}))

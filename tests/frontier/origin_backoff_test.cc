@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "frontier/scheduler/crawl_scheduler.h"
+#include "frontier/scheduler/origin_pace.h"
 #include "tests/frontier/scheduler_test_support.h"
 
 namespace zcrawl::frontier {
@@ -45,26 +46,27 @@ TEST(OriginBackoffTest, TheGapDoublesToItsCapHealthyAnswersShortenItToItsFloorAn
   options.per_host = 4;
   options.backoff_max_ms = 8000;
   const OriginBackoff backoff(options);
+  const OriginPace pace(options);
   HostSlot slot;
   slot.delay_ms = 250;
   const int64_t now = 5'000;
-  EXPECT_EQ(backoff.GapMs(slot), 250);
-  EXPECT_EQ(backoff.Concurrency(slot), 4u);
+  EXPECT_EQ(pace.GapMs(slot), 250);
+  EXPECT_EQ(pace.Concurrency(slot), 4u);
 
-  EXPECT_TRUE(backoff.Observe(slot, Answer(429), now, now));
-  EXPECT_EQ(backoff.GapMs(slot), kBackoffStartMs) << "max(--delay-ms, 1 s) at the first push back";
-  EXPECT_EQ(backoff.Concurrency(slot), 1u);
+  EXPECT_TRUE(backoff.Observe(slot, Answer(429), now, now, pace.GapMs(slot)));
+  EXPECT_EQ(pace.GapMs(slot), kBackoffStartMs) << "max(--delay-ms, 1 s) at the first push back";
+  EXPECT_EQ(pace.Concurrency(slot), 1u);
   EXPECT_EQ(slot.trouble->backoff_since_ms, now);
   EXPECT_EQ(slot.next_fetch_ms, now + kBackoffStartMs);
   for (int64_t expected : {2000, 4000, 8000, 8000}) {
-    EXPECT_TRUE(backoff.Observe(slot, Answer(503), now + 1, now + 1));
-    EXPECT_EQ(backoff.GapMs(slot), expected);
+    EXPECT_TRUE(backoff.Observe(slot, Answer(503), now + 1, now + 1, pace.GapMs(slot)));
+    EXPECT_EQ(pace.GapMs(slot), expected);
   }
   EXPECT_EQ(slot.trouble->backoff_since_ms, now) << "since the first push back";
-  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 2, /*leased_ms=*/now));
-  EXPECT_EQ(backoff.GapMs(slot), 8000) << "an answer to a request sent before the push back says nothing";
-  EXPECT_FALSE(backoff.Observe(slot, Answer(429), now + 2, /*leased_ms=*/now));
-  EXPECT_EQ(backoff.GapMs(slot), 8000) << "nor does a 429 to one: a rate limit's requests in flight all get one";
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 2, /*leased_ms=*/now, pace.GapMs(slot)));
+  EXPECT_EQ(pace.GapMs(slot), 8000) << "an answer to a request sent before the push back says nothing";
+  EXPECT_FALSE(backoff.Observe(slot, Answer(429), now + 2, /*leased_ms=*/now, pace.GapMs(slot)));
+  EXPECT_EQ(pace.GapMs(slot), 8000) << "nor does a 429 to one: a rate limit's requests in flight all get one";
 
   EXPECT_EQ(slot.trouble->backoff_floor_ms, 500) << "twice the pace of the first push back (250 ms)";
 
@@ -72,28 +74,28 @@ TEST(OriginBackoffTest, TheGapDoublesToItsCapHealthyAnswersShortenItToItsFloorAn
   int64_t expected = 8000;
   int answers = 0;
   while (expected * 3 / 4 >= 500) {
-    EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 2, now + 2));
+    EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 2, now + 2, pace.GapMs(slot)));
     expected = expected * 3 / 4;
     ++answers;
-    EXPECT_EQ(backoff.GapMs(slot), expected) << "step by step";
-    EXPECT_EQ(backoff.Concurrency(slot), 1u);
+    EXPECT_EQ(pace.GapMs(slot), expected) << "step by step";
+    EXPECT_EQ(pace.Concurrency(slot), 1u);
   }
   EXPECT_EQ(answers, 9) << "8 s down to 800 ms";
-  for (int i = 0; i < 5; ++i) EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 3, now + 3));
-  EXPECT_EQ(backoff.GapMs(slot), 500) << "not below the floor while it is remembered";
-  EXPECT_EQ(backoff.Concurrency(slot), 1u);
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 3, now + 3, pace.GapMs(slot)));
+  EXPECT_EQ(pace.GapMs(slot), 500) << "not below the floor while it is remembered";
+  EXPECT_EQ(pace.Concurrency(slot), 1u);
 
   // Pushed back at the floor: the floor was too fast too.
-  EXPECT_TRUE(backoff.Observe(slot, Answer(429), now + 4, now + 4));
+  EXPECT_TRUE(backoff.Observe(slot, Answer(429), now + 4, now + 4, pace.GapMs(slot)));
   EXPECT_EQ(slot.trouble->backoff_floor_ms, 1000);
-  EXPECT_EQ(backoff.GapMs(slot), 1000);
+  EXPECT_EQ(pace.GapMs(slot), 1000);
 
   // Forgotten once it has not pushed back for kBackoffForgetMs.
-  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 4 + kBackoffForgetMs - 1, now + 5));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 4 + kBackoffForgetMs - 1, now + 5, pace.GapMs(slot)));
   EXPECT_TRUE(OriginBackoff::BackingOff(slot));
-  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 4 + kBackoffForgetMs, now + 5));
-  EXPECT_EQ(backoff.GapMs(slot), 250) << "back to what the user configured";
-  EXPECT_EQ(backoff.Concurrency(slot), 4u);
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), now + 4 + kBackoffForgetMs, now + 5, pace.GapMs(slot)));
+  EXPECT_EQ(pace.GapMs(slot), 250) << "back to what the user configured";
+  EXPECT_EQ(pace.Concurrency(slot), 4u);
   EXPECT_FALSE(OriginBackoff::BackingOff(slot));
 }
 
@@ -101,8 +103,9 @@ TEST(OriginBackoffTest, ABackoffMaxOfZeroTurnsItOff) {
   PolitenessOptions options;
   options.backoff_max_ms = 0;
   const OriginBackoff backoff(options);
+  const OriginPace pace(options);
   HostSlot slot;
-  EXPECT_FALSE(backoff.Observe(slot, Answer(429, 5000), 1, 1));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(429, 5000), 1, 1, pace.GapMs(slot)));
   EXPECT_FALSE(OriginBackoff::BackingOff(slot));
   EXPECT_EQ(slot.next_fetch_ms, 0);
 }
@@ -110,24 +113,26 @@ TEST(OriginBackoffTest, ABackoffMaxOfZeroTurnsItOff) {
 TEST(OriginBackoffTest, RetryAfterHoldsTheOriginUntilThen) {
   PolitenessOptions options;
   const OriginBackoff backoff(options);
+  const OriginPace pace(options);
   HostSlot slot;
-  backoff.Observe(slot, Answer(503, 30'000), 1'000, 1'000);
+  backoff.Observe(slot, Answer(503, 30'000), 1'000, 1'000, pace.GapMs(slot));
   EXPECT_EQ(slot.next_fetch_ms, 31'000);
-  backoff.Observe(slot, Answer(429, 10 * kMaxRetryAfterMs), 2'000, 2'000);
+  backoff.Observe(slot, Answer(429, 10 * kMaxRetryAfterMs), 2'000, 2'000, pace.GapMs(slot));
   EXPECT_EQ(slot.next_fetch_ms, 2'000 + kMaxRetryAfterMs) << "an absurd Retry-After is capped";
 }
 
 TEST(OriginBackoffTest, ARunOfServerErrorsPushesBackAndOneDoesNot) {
   PolitenessOptions options;
   const OriginBackoff backoff(options);
+  const OriginPace pace(options);
   HostSlot slot;
-  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 1, 1));
-  EXPECT_FALSE(backoff.Observe(slot, Answer(502), 2, 2));
-  EXPECT_FALSE(backoff.Observe(slot, Answer(200), 3, 3)) << "a healthy answer breaks the run";
-  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 4, 4));
-  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 5, 5));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 1, 1, pace.GapMs(slot)));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(502), 2, 2, pace.GapMs(slot)));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), 3, 3, pace.GapMs(slot))) << "a healthy answer breaks the run";
+  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 4, 4, pace.GapMs(slot)));
+  EXPECT_FALSE(backoff.Observe(slot, Answer(500), 5, 5, pace.GapMs(slot)));
   EXPECT_FALSE(OriginBackoff::BackingOff(slot));
-  EXPECT_TRUE(backoff.Observe(slot, Answer(504), 6, 6)) << "the third in a row";
+  EXPECT_TRUE(backoff.Observe(slot, Answer(504), 6, 6, pace.GapMs(slot))) << "the third in a row";
   EXPECT_TRUE(OriginBackoff::BackingOff(slot));
 }
 
@@ -166,17 +171,58 @@ TEST_F(SchedulerBackoffTest, A429HoldsTheWholeOrigin) {
   auto next = s.Lease("f", 10);
   ASSERT_EQ(next.size(), 1u) << "one at a time while it backs off";
   EXPECT_EQ(next[0].url(), "http://a/0") << "the held URL goes first";
-  EXPECT_EQ(next[0].attempt(), 2u) << "the URL itself is retried as before";
+  EXPECT_EQ(next[0].attempt(), 2u) << "the first 429, to a request sent while a was healthy, used a retry";
   s.Complete("f", Report(next[0], 429));
+  EXPECT_EQ(s.held_by_server(), 1u);
   clock_.Advance(1999);
   EXPECT_TRUE(s.Lease("f", 10).empty()) << "the gap doubled";
   clock_.Advance(1);
   next = s.Lease("f", 10);
   ASSERT_EQ(next.size(), 1u);
-  EXPECT_EQ(next[0].attempt(), 3u);
+  EXPECT_EQ(next[0].url(), "http://a/4") << "the held URL waits behind the others";
   s.Complete("f", Report(next[0]));
+  // Healthy answers from here: a/5, then a/0 again, with its retries.
+  std::vector<std::string> order;
+  for (int step = 0; step < 100 && order.size() < 2; ++step) {
+    clock_.Advance(100);
+    for (const auto& item : s.Lease("f", 10)) {
+      order.push_back(item.url());
+      if (item.url() == "http://a/0") {
+        EXPECT_EQ(item.attempt(), 2u) << "a 429 while a was already limiting is a's state: no retry used";
+      }
+      s.Complete("f", Report(item));
+    }
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"http://a/5", "http://a/0"}));
   EXPECT_EQ(s.counts().failed, 0u);
-  EXPECT_EQ(s.retry_reasons().at("http_429"), 2u);
+  EXPECT_EQ(s.retry_reasons().at("http_429"), 1u);
+  EXPECT_EQ(s.answered_429(), 2u);
+}
+
+TEST(OriginBackoffTest, ARateLimitLastsUntilALaterRequestIsAnsweredHealthy) {
+  PolitenessOptions options;
+  options.rate_limited_max_ms = 60'000;
+  const OriginBackoff backoff(options);
+  const OriginPace pace(options);
+  HostSlot slot;
+  EXPECT_FALSE(OriginBackoff::HeldByServer(slot, 0));
+  backoff.Observe(slot, Answer(429), 1'000, 900, pace.GapMs(slot));
+  EXPECT_EQ(slot.trouble->limited_since_ms, 1'000);
+  EXPECT_FALSE(OriginBackoff::HeldByServer(slot, 900)) << "sent before the limit began: the URL uses a retry";
+  EXPECT_FALSE(OriginBackoff::HeldByServer(slot, 1'000)) << "nor in the same ms (a clock's step is no proof)";
+  EXPECT_TRUE(OriginBackoff::HeldByServer(slot, 1'001));
+  backoff.Observe(slot, Answer(200), 1'500, 950, pace.GapMs(slot));
+  EXPECT_EQ(slot.trouble->limited_since_ms, 1'000) << "an answer to a request sent before says nothing";
+  backoff.Observe(slot, Answer(503), 30'000, 29'000, pace.GapMs(slot));
+  EXPECT_EQ(slot.trouble->limited_since_ms, 1'000) << "still the same limit";
+  EXPECT_FALSE(backoff.LimitedTooLong(slot, 60'999));
+  EXPECT_TRUE(backoff.LimitedTooLong(slot, 61'000));
+  backoff.Observe(slot, Answer(200), 40'000, 31'000, pace.GapMs(slot));
+  EXPECT_EQ(slot.trouble->limited_since_ms, 0) << "a later request answered: the limit is over";
+  EXPECT_FALSE(backoff.LimitedTooLong(slot, 200'000));
+  EXPECT_TRUE(OriginBackoff::BackingOff(slot)) << "the back-off itself comes down step by step";
+  backoff.Observe(slot, Answer(500), 50'000, 45'000, pace.GapMs(slot));
+  EXPECT_EQ(slot.trouble->limited_since_ms, 0) << "a 500 is no rate limit";
 }
 
 }  // namespace

@@ -60,7 +60,7 @@ TEST(OriginStatusBoardTest, ARowCarriesTheOriginsCountsAndLastFailure) {
   slot.in_flight = 3;
   slot.backlog = 7;
   slot.SetLastFailure("http_503");
-  const v1::HostQueue row = OriginStatusBoard::RowOf(slot);
+  const v1::HostQueue row = OriginStatusBoard().RowOf(slot);
   EXPECT_EQ(row.host(), "http://a");
   EXPECT_EQ(row.waiting(), 7u);
   EXPECT_EQ(row.in_flight(), 3u);

@@ -560,6 +560,34 @@ TEST(UrlStoreTest, AnOriginRecordOfAnOlderBuildReadsWithNoLastFailure) {
   EXPECT_EQ(back.origin, "https://a.test");
   const std::string cut = current.substr(0, current.find("http_404") + 3);
   EXPECT_FALSE(DecodeOrigin(OriginKey(0), cut, &back));
+  EXPECT_FALSE(back.backoff.any()) << "an older record has no back-off";
+}
+
+TEST(UrlStoreRecordsTest, AnOriginRecordKeepsItsBackoff) {
+  using store_records::DecodeOrigin;
+  using store_records::OriginKey;
+  StoredOrigin origin;
+  origin.next_seq = 10;
+  origin.origin = "https://a.test";
+  origin.last_failure = "http_429";
+  origin.backoff = StoredBackoff{1'700'000'000'000, 1'700'000'005'000, 1'700'000'001'000, 1'700'000'035'000,
+                                 4'000, 500, 7};
+  const std::string value = store_records::EncodeOrigin(origin);
+  StoredOrigin back;
+  ASSERT_TRUE(DecodeOrigin(OriginKey(3), value, &back));
+  EXPECT_EQ(back.origin, "https://a.test");
+  EXPECT_EQ(back.last_failure, "http_429");
+  EXPECT_EQ(back.backoff.since_ms, 1'700'000'000'000);
+  EXPECT_EQ(back.backoff.last_pushback_ms, 1'700'000'005'000);
+  EXPECT_EQ(back.backoff.limited_since_ms, 1'700'000'001'000);
+  EXPECT_EQ(back.backoff.hold_until_ms, 1'700'000'035'000);
+  EXPECT_EQ(back.backoff.gap_ms, 4'000u);
+  EXPECT_EQ(back.backoff.floor_ms, 500u);
+  EXPECT_EQ(back.backoff.pushbacks, 7u);
+  // Cut inside the back-off: refused, not read as a name.
+  const size_t tag = value.find('\4');
+  ASSERT_NE(tag, std::string::npos);
+  EXPECT_FALSE(DecodeOrigin(OriginKey(3), value.substr(0, tag + 3), &back));
 }
 
 }  // namespace
