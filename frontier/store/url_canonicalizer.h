@@ -23,10 +23,11 @@
 // on for a resumed crawl is ignored with a warning (use --fresh), so one
 // store never holds keys made two ways.
 //
-// Cost: a URL without ';' in its path and without a query is returned
-// untouched after two memchr; one with a query costs a scan of its
-// parameter names; only a URL that changes allocates. Immutable after
-// construction; thread-safe.
+// Cost (bench/url_key_bench.cc, default rules): a URL without ';' in its
+// path and without a query is returned untouched after a few character
+// searches, about a tenth of the MD5 its key costs anyway; one with a query
+// adds a scan of its parameter names; only a URL that changes allocates.
+// Immutable after construction; thread-safe.
 #pragma once
 
 #include <string>
