@@ -33,12 +33,38 @@ struct ScopeRules {
   uint32_t max_embed_hops = 2;
   // Longer URLs are dropped as traps or garbage.
   uint32_t max_url_length = 2048;
+  // URLs whose path holds one segment more than this many times are
+  // dropped (0: no limit): /a/b/a/b/a/b/a/b/ is a loop of relative links.
+  // StormCrawler refuses a third copy (maxPathRepetition 3); 3 copies are
+  // allowed here because a date path (/2011/11/11/) has them, while four
+  // copies of a segment in a hand-made path are unheard of.
+  uint32_t max_path_repeat = 3;
+  // URLs with more query parameters than this are dropped (0: no limit):
+  // links that each add a parameter (facets, filters, tracking) never end;
+  // hand-written links and GET forms stay far below 32, and the query
+  // variants per path (AdmissionLimitsOptions) bound the rest.
+  uint32_t max_query_params = 32;
   // URL patterns, POSIX extended regexes searched in the normalised URL
   // (case-sensitive; anchor with ^ $). With any allow pattern a URL must
   // match one; a deny match always drops it. They only narrow the host
   // scope; each list costs one regexec per link (~0.5 us for a few patterns).
   std::vector<std::string> allow_patterns;
   std::vector<std::string> deny_patterns;
+};
+
+// How the seen set keys a URL beyond removing session ids, which it always
+// does (UrlCanonicalizer, frontier/store/url_canonicalizer.h). Both rules
+// are off by default: each merges URLs a site may serve differently. A
+// state folder keeps the rules it was created with (a resume with other
+// rules warns and keeps the stored ones; --fresh to change them).
+struct UrlKeyRules {
+  // Key a URL with its query parameters sorted by name (stable, so repeated
+  // names keep their order): ?b=1&a=2 and ?a=2&b=1 become one URL.
+  bool sort_query_params = false;
+  // Query parameters left out of the key, by name: each pattern matches a
+  // whole name, '*' any run of characters, ASCII case ignored ("utm_*",
+  // "fbclid"). Empty: none.
+  std::vector<std::string> drop_query_params;
 };
 
 // How many URLs the crawl admits (AdmissionLimits).
@@ -173,6 +199,8 @@ struct FrontierOptions {
   // (AdmissionLimits): the components take these structs as they are.
   ScopeRules scope_rules;
   AdmissionLimitsOptions limits;
+  // Which URLs count as one in the seen set (UrlCanonicalizer).
+  UrlKeyRules url_key;
 
   // --- Politeness, leases and retries (the scheduler's own settings) ---
   PolitenessOptions politeness;

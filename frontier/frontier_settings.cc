@@ -4,6 +4,15 @@
 
 namespace zcrawl::frontier {
 
+void DeclareUrlKeySettings(SettingsDeclarer& d, UrlKeyRules& rules) {
+  d.Flag("--sort-query-params", rules.sort_query_params,
+         "Count URLs that differ only in the order of their query parameters as one (a new crawl's setting)");
+  d.Option("--drop-query-params", rules.drop_query_params,
+           "Count URLs that differ only in query parameters of this name as one: '*' matches any run of "
+           "characters, case ignored, e.g. 'utm_*' (repeatable; a new crawl's setting)")
+      ->allow_extra_args(false);
+}
+
 void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
   // Positional seeds are "urls" in a TOML config; "seeds" is the file.
   d.Option("urls", o.seeds, "Seed URLs (http or https)");
@@ -63,6 +72,13 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str()->check(CLI::Range(0u, 65535u));
   d.Option("--max-url-length", o.scope_rules.max_url_length, "Longer URLs are dropped")
       ->capture_default_str()->check(CLI::Range(16u, 1u << 20));
+  d.Option("--max-path-repeat", o.scope_rules.max_path_repeat,
+           "URLs whose path holds one segment more than this many times are dropped (0: no limit)")
+      ->capture_default_str()->check(CLI::Range(0u, 1000u));
+  d.Option("--max-query-params", o.scope_rules.max_query_params,
+           "URLs with more query parameters than this are dropped (0: no limit)")
+      ->capture_default_str()->check(CLI::Range(0u, 100000u));
+  DeclareUrlKeySettings(d, o.url_key);
   d.Option("--delay-ms", o.politeness.delay_ms, "Minimum ms between request starts on one host")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{3600000}));
   d.Option("--per-host", o.politeness.per_host, "Concurrent fetches per host")

@@ -11,4 +11,8 @@ namespace zcrawl::frontier {
 
 void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o);
 
+// The rules of the seen set's keys (part of the above), also declared by
+// `./run inspect url`, which prints a URL's key.
+void DeclareUrlKeySettings(SettingsDeclarer& d, UrlKeyRules& rules);
+
 }  // namespace zcrawl::frontier

@@ -1,7 +1,8 @@
 // zcrawl-inspect: `./run inspect url|robots|links|embeds|schedule`, the
 // debugging tools that answer "why did the crawler fetch (or skip) that?"
 // with the crawler's own code paths.
-//   url:    stdin lines "BASE<TAB>HREF" -> the absolute URL fetched, or "invalid"
+//   url:    stdin lines "BASE<TAB>HREF" (or a URL) -> the absolute URL fetched and,
+//           after a tab, its canonical form (its key in the seen set), or "invalid"
 //   robots: --agent UA FILE; stdin URLs -> "allow" / "disallow"
 //   links:  BASE_URL; stdin HTML -> the absolute http(s) links, one per line
 //   embeds: BASE_URL; stdin HTML (or a stylesheet, --css) -> the page
@@ -19,19 +20,24 @@
 #include "common/encoding.h"
 
 #include "common/robots_inspect.h"
+#include "common/settings_declarer.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
 #include "fetcher/html_parser.h"
 #include "fetcher/link_resolver.h"
+#include "frontier/frontier_settings.h"
 #include "frontier/scheduler/refetch_schedule.h"
+#include "frontier/store/url_canonicalizer.h"
 #include "frontier/store/url_store.h"
 
 namespace zcrawl {
 namespace {
 
-int InspectUrl() {
+// `canonical`: the rules of the URLs' keys, the flags' or a crawl's.
+int InspectUrl(const frontier::UrlCanonicalizer& canonical) {
   std::string line;
   std::string out;
+  std::string scratch;
   while (std::getline(std::cin, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const size_t tab = line.find('\t');
@@ -46,6 +52,8 @@ int InspectUrl() {
     if (url.ok()) {
       url->ClearFragment();
       out += url->href();
+      out += '\t';
+      out += canonical.Canonical(url->href(), &scratch);
     } else {
       out += "invalid";
     }
@@ -53,6 +61,19 @@ int InspectUrl() {
   }
   std::cout << out;
   return 0;
+}
+
+int InspectUrl(const std::string& state_dir, const frontier::UrlKeyRules& rules) {
+  if (state_dir.empty()) return InspectUrl(frontier::UrlCanonicalizer(rules));
+  frontier::UrlStoreOptions options;
+  options.dir = state_dir;
+  options.read_only = true;
+  auto store = frontier::UrlStore::Open(options);
+  if (!store.ok()) {
+    std::cerr << "inspect url: " << store.status().message() << "\n";
+    return 1;
+  }
+  return InspectUrl((*store)->canonicalizer());
 }
 
 int InspectRobots(const std::string& agent, const std::string& file) {
@@ -121,7 +142,7 @@ int InspectSchedule(const std::string& state_dir) {
   Status s = frontier::RefetchSchedule::ForEach(**store, [&](int64_t due_ms, const frontier::ScheduledUrl& url) {
     std::string stored;
     v1::Validators state;
-    const bool known = (*store)->GetValidators(frontier::UrlKeyOf(url.url), &stored) && state.ParseFromString(stored);
+    const bool known = (*store)->GetValidators((*store)->KeyOf(url.url), &stored) && state.ParseFromString(stored);
     out += FormatRfc3339Millis(due_ms) + '\t' + (known ? std::to_string(state.refetch_interval_ms() / 1000) + "s" : "?") +
            '\t' + url.url + '\n';
     ++scheduled;
@@ -139,7 +160,15 @@ int InspectSchedule(const std::string& state_dir) {
 int Main(int argc, char** argv) {
   CLI::App app{"zcrawl inspect: see what the crawler makes of URLs, robots.txt, HTML and CSS"};
   app.require_subcommand(1);
-  auto* url = app.add_subcommand("url", "stdin: BASE<TAB>HREF lines; prints the URL fetched or 'invalid'");
+  auto* url = app.add_subcommand(
+      "url", "stdin: BASE<TAB>HREF lines; prints the URL fetched, a tab and its canonical form (its seen-set key), "
+             "or 'invalid'");
+  frontier::UrlKeyRules url_key;
+  SettingsDeclarer url_settings(*url);
+  frontier::DeclareUrlKeySettings(url_settings, url_key);
+  std::string url_state_dir;
+  url->add_option("--state", url_state_dir,
+                  "Key URLs by the rules of this crawl's state folder (OUT/.zcrawl) instead of the flags");
   std::string agent = "zcrawl";
   std::string robots_file;
   auto* robots = app.add_subcommand("robots", "stdin: URLs; prints allow or disallow per line");
@@ -161,7 +190,7 @@ int Main(int argc, char** argv) {
   schedule->add_option("state_dir", state_dir, "the crawl's state folder (OUT/.zcrawl)")->required();
   if (auto exit = zcrawl::ParseSettings(app, "inspect", [&] { app.parse(argc, argv); })) return *exit;
   std::ios::sync_with_stdio(false);
-  if (*url) return InspectUrl();
+  if (*url) return InspectUrl(url_state_dir, url_key);
   if (*robots) return InspectRobots(agent, robots_file);
   if (*links) return InspectLinks(base, parser, /*embeds=*/false, /*css=*/false);
   if (*embeds) return InspectLinks(base, parser, /*embeds=*/true, css);

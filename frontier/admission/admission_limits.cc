@@ -109,7 +109,7 @@ std::string_view AdmissionLimits::Admit(std::string_view url, std::string_view o
   if (domain_count && *domain_count >= options_.max_pages_per_domain) return "max_pages_per_domain";
   const uint64_t path_hash = PathHash(url);
   if (path_hash != 0 && per_path_->Count(path_hash) >= options_.max_query_variants) {
-    return "query_variants";
+    return kQueryVariants;
   }
   ++admitted_;
   if (domain_count) ++*domain_count;

@@ -43,6 +43,8 @@ namespace zcrawl::frontier {
 class AdmissionLimits {
  public:
   static constexpr uint32_t kMaxQueryVariants = 65535;
+  // Admit's reason for a URL over max_query_variants.
+  static constexpr std::string_view kQueryVariants = "query_variants";
 
   // max_query_variants above kMaxQueryVariants is clamped to it.
   explicit AdmissionLimits(AdmissionLimitsOptions options);

@@ -7,9 +7,9 @@
 
 namespace zcrawl::frontier {
 
-LinkAdmitter::LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, const SeenSet* seen,
-                           uint32_t threads)
-    : scope_(scope), known_(known), seen_(seen), jobs_(1024) {
+LinkAdmitter::LinkAdmitter(const ScopePolicy& scope, const UrlCanonicalizer& canonical, const KnownUrlCache& known,
+                           const SeenSet* seen, uint32_t threads)
+    : scope_(scope), canonical_(canonical), known_(known), seen_(seen), jobs_(1024) {
   if (threads == 0) threads = 1;
   for (uint32_t i = 0; i < threads; ++i) threads_.emplace_back([this] {
     pthread_setname_np(pthread_self(), "link-admitter");  // names what top -H and perf show
@@ -67,9 +67,12 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
                                                  : scope_.Reject(url, job.depth);
     if (!rejected.empty()) {
       ++result.out_of_scope;
+      if (rejected == ScopePolicy::kUrlLength) ++result.url_length;
+      if (rejected == ScopePolicy::kPathRepeat) ++result.path_repeat;
+      if (rejected == ScopePolicy::kQueryParams) ++result.query_params;
       continue;
     }
-    const UrlKey key = UrlKeyOf(url.href());
+    const UrlKey key = canonical_.KeyOf(url.href());
     fingerprints.push_back(key.fingerprint);
     in_scope.push_back(InScope{std::move(url), key, embed_hops, &link});
   }

@@ -1,6 +1,7 @@
 // LinkAdmitter: the frontier's link threads. The broker hands them the links
 // of each fetch report; they parse and normalise each link (WHATWG URL rules,
-// fragment dropped), apply the ScopePolicy, fingerprint it, and drop the ones
+// fragment dropped), apply the ScopePolicy, key it (the UrlCanonicalizer's
+// key: session ids left out), and drop the ones
 // the shared KnownUrlCache knows, then those the store holds (SeenSet::
 // LookUpStored, one batched multi-get per report). The rest are
 // candidates: the broker's SeenSet decides exactly which are new (one
@@ -22,6 +23,7 @@
 #include "common/bounded_queue.h"
 #include "common/notifying_queue.h"
 #include "frontier/admission/scope_policy.h"
+#include "frontier/store/url_canonicalizer.h"
 #include "frontier/store/url_fingerprint.h"
 #include "frontier/store/url_record.h"
 #include "frontier/seen/known_url_cache.h"
@@ -67,7 +69,7 @@ struct CandidateUrl {
   std::string url;     // normalised
   std::string origin;  // politeness key
   uint32_t depth = 0;
-  UrlKey key;  // UrlKeyOf(url)
+  UrlKey key;  // UrlCanonicalizer::KeyOf(url)
   uint32_t redirect_hops = 0;
   uint32_t embed_hops = 0;  // ScopePolicy::RejectEmbed
   bool embed = false;       // a requisite: queued soon (CrawlScheduler::Enqueue)
@@ -77,6 +79,10 @@ struct AdmissionResult {
   std::vector<CandidateUrl> candidates;  // in scope, not in the cache
   uint64_t invalid = 0;       // did not parse
   uint64_t out_of_scope = 0;
+  // Of out_of_scope, the trap guards' refusals by reason (ScopePolicy).
+  uint64_t url_length = 0;
+  uint64_t path_repeat = 0;
+  uint64_t query_params = 0;
   uint64_t duplicates = 0;    // known to the KnownUrlCache or the store
   uint64_t cache_hits = 0;    // of duplicates, those the cache knew
   // Duplicates to put in the cache again: found in its older generation,
@@ -91,8 +97,10 @@ struct AdmissionResult {
 class LinkAdmitter {
  public:
   // `seen` (may be null: candidates are then only what the cache does not
-  // know) must outlive the admitter.
-  LinkAdmitter(const ScopePolicy& scope, const KnownUrlCache& known, const SeenSet* seen, uint32_t threads);
+  // know) and `canonical` (the store's: UrlStore::canonicalizer) must
+  // outlive the admitter.
+  LinkAdmitter(const ScopePolicy& scope, const UrlCanonicalizer& canonical, const KnownUrlCache& known,
+               const SeenSet* seen, uint32_t threads);
   ~LinkAdmitter();
   LinkAdmitter(const LinkAdmitter&) = delete;
   LinkAdmitter& operator=(const LinkAdmitter&) = delete;
@@ -110,6 +118,7 @@ class LinkAdmitter {
   void Run();
 
   const ScopePolicy& scope_;
+  const UrlCanonicalizer& canonical_;
   const KnownUrlCache& known_;
   const SeenSet* seen_;
   BoundedQueue<AdmissionJob> jobs_;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/ascii.h"
+#include "frontier/admission/url_traps.h"
 
 namespace zcrawl::frontier {
 namespace {
@@ -158,10 +159,21 @@ bool ScopePolicy::HostAllowed(std::string_view host) const {
   return false;
 }
 
+std::string_view ScopePolicy::Trap(const Url& url) const {
+  if (url.href().size() > options_.rules.max_url_length) return kUrlLength;
+  if (options_.rules.max_path_repeat > 0 && PathRepeats(url.pathname(), options_.rules.max_path_repeat)) {
+    return kPathRepeat;
+  }
+  if (options_.rules.max_query_params > 0 && QueryParamCount(url.search()) > options_.rules.max_query_params) {
+    return kQueryParams;
+  }
+  return {};
+}
+
 std::string_view ScopePolicy::Reject(const Url& url, uint32_t depth) const {
   const auto scheme = url.scheme();
   if (scheme != "http" && scheme != "https") return "scheme";
-  if (url.href().size() > options_.rules.max_url_length) return "url_length";
+  if (std::string_view trap = Trap(url); !trap.empty()) return trap;
   if (options_.rules.max_depth >= 0 && depth > static_cast<uint32_t>(options_.rules.max_depth)) return "depth";
   if (!HostAllowed(url.hostname())) return "host";
   if (deny_ && deny_->Matches(url.href())) return "deny";
@@ -173,7 +185,7 @@ std::string_view ScopePolicy::RejectEmbed(const Url& url, uint32_t parent_embed_
   *embed_hops = 0;
   const auto scheme = url.scheme();
   if (scheme != "http" && scheme != "https") return "scheme";
-  if (url.href().size() > options_.rules.max_url_length) return "url_length";
+  if (std::string_view trap = Trap(url); !trap.empty()) return trap;
   if (deny_ && deny_->Matches(url.href())) return "deny";
   const bool in_scope = HostAllowed(url.hostname()) && (!allow_ || allow_->Matches(url.href()));
   if (in_scope) return {};

@@ -3,7 +3,9 @@
 // --scope web (any_host) admits every host (a broad crawl, bounded by the
 // per-host and per-domain budgets of AdmissionLimits instead).
 // Only http and https are crawled. Also guards against traps that can be
-// judged from the URL alone (length, depth), and applies the operator's URL
+// judged from the URL alone: length, depth, a path segment repeated past
+// max_path_repeat (a loop of relative links: /a/b/a/b/a/b/a/b), more query
+// parameters than max_query_params; and applies the operator's URL
 // patterns: --deny REGEX drops every URL it matches; with any --allow REGEX
 // given, a URL must also match one of them. Patterns narrow the host scope,
 // never widen it (use allow_domains for that); deny wins over allow.
@@ -57,17 +59,23 @@ class ScopePolicy {
   ScopePolicy(const ScopePolicy&) = delete;
   ScopePolicy& operator=(const ScopePolicy&) = delete;
 
+  // The trap guards' reasons (counted apart: AdmissionResult).
+  static constexpr std::string_view kUrlLength = "url_length";
+  static constexpr std::string_view kPathRepeat = "path_repeat";
+  static constexpr std::string_view kQueryParams = "query_params";
+
   // Empty if `url` at `depth` is in scope, else a short reason naming the
-  // check that failed: "scheme", "url_length", "depth", "host", "deny" (a
-  // deny pattern matched) or "allow" (allow patterns given, none matched).
+  // check that failed: "scheme", "url_length", "path_repeat",
+  // "query_params", "depth", "host", "deny" (a deny pattern matched) or
+  // "allow" (allow patterns given, none matched).
   std::string_view Reject(const Url& url, uint32_t depth) const;
 
   // The same for a page requisite embedded by a URL `parent_embed_hops`
   // embeds outside the scope (0: the parent is in scope). Depth does not
   // apply (a page's requisites are fetched whatever its depth); a host or
   // allow-pattern miss is forgiven within max_embed_hops, and then
-  // *embed_hops is parent_embed_hops + 1 (0 when in scope). Scheme, length
-  // and deny patterns apply as to links.
+  // *embed_hops is parent_embed_hops + 1 (0 when in scope). Scheme, the
+  // trap guards and deny patterns apply as to links.
   std::string_view RejectEmbed(const Url& url, uint32_t parent_embed_hops, uint32_t* embed_hops) const;
 
  private:
@@ -76,6 +84,9 @@ class ScopePolicy {
   ScopePolicy() = default;
   Status Init(ScopeOptions options);
   bool HostAllowed(std::string_view host) const;
+  // The trap guard `url` fails ("url_length", "path_repeat",
+  // "query_params"), or empty.
+  std::string_view Trap(const Url& url) const;
 
   ScopeOptions options_;
   std::unordered_set<std::string> hosts_;

@@ -102,7 +102,8 @@ Status Broker::Start() {
     spdlog::info("metrics on http://{}:{}/metrics", options_.metrics_bind, metrics_->port());
   }
 
-  admitter_ = std::make_unique<LinkAdmitter>(*scope_, known_, seen_.get(), options_.link_threads);
+  admitter_ =
+      std::make_unique<LinkAdmitter>(*scope_, store_->canonicalizer(), known_, seen_.get(), options_.link_threads);
   if (already_finished_) return Status::Ok();
   AdmissionJob job;
   for (const auto& seed : seeds) job.links.push_back(seed.href());

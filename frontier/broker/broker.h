@@ -54,6 +54,12 @@ struct BrokerCounters {
   uint64_t links_out_of_scope = 0;
   uint64_t links_duplicate = 0;
   uint64_t links_over_limit = 0;
+  // Trap guards' refusals by reason: of links_out_of_scope (ScopePolicy)
+  // and of links_over_limit (query_variants).
+  uint64_t links_url_length = 0;
+  uint64_t links_path_repeat = 0;
+  uint64_t links_query_params = 0;
+  uint64_t links_query_variants = 0;
   uint64_t admitted = 0;
   uint64_t peers_joined = 0;    // READY from a connection the frontier did not know (writers too)
   uint64_t peers_rejoined = 0;  // READY from a fetcher it knew: reconnected before declared lost

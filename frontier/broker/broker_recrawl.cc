@@ -48,7 +48,7 @@ Status Broker::LoadRecrawlList() {
     if (fetched != json.end() && fetched->is_number_integer()) validators.set_fetched_at_ms(fetched->get<int64_t>());
     validators.set_payload_digest(json.value("payload_digest", std::string()));
     if (!validators.etag().empty() || !validators.last_modified().empty()) {
-      store_->StageValidators(UrlKeyOf(url->href()), validators.SerializeAsString());
+      store_->StageValidators(store_->KeyOf(url->href()), validators.SerializeAsString());
       ++with_validators;
     }
     if (job.depth != depth || job.links.size() >= kJobLinks) {

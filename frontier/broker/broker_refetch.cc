@@ -25,7 +25,7 @@ std::optional<RefetchPlan> Broker::PlanRefetch(const Completion& completion, con
   if (!refetch_ || completion.final_state == UrlState::kWaiting) return std::nullopt;
   v1::Validators previous;
   std::string stored;
-  const bool known = store_->GetValidators(UrlKeyOf(completion.url), &stored) && previous.ParseFromString(stored);
+  const bool known = store_->GetValidators(store_->KeyOf(completion.url), &stored) && previous.ParseFromString(stored);
   const ScheduledUrl url{completion.url, completion.depth, completion.redirect_hops, completion.embed_hops};
   if (completion.final_state == UrlState::kFailed || report.status() != v1::FETCH_STATUS_OK) {
     return PlanAfterFailure(url);
@@ -58,7 +58,7 @@ RefetchPlan Broker::PlanAfterFailure(const ScheduledUrl& url) {
   RefetchPlan plan;
   plan.url = url;
   std::string stored;
-  if (store_->GetValidators(UrlKeyOf(url.url), &stored) && !plan.state.ParseFromString(stored)) plan.state.Clear();
+  if (store_->GetValidators(store_->KeyOf(url.url), &stored) && !plan.state.ParseFromString(stored)) plan.state.Clear();
   plan.state.set_refetch_interval_ms(options_.refetch_max_s * 1000);
   plan.due_wall_ms = clock_.WallMs() + plan.state.refetch_interval_ms();
   return plan;
@@ -96,7 +96,7 @@ void Broker::QueueDueRefetches() {
     ++counters_.refetches_queued;
     // Admitted again: a URL recorded failed before is not failed while it
     // waits, and done once its queue entry goes (url_store.h).
-    const UrlKey key = UrlKeyOf(url.url);
+    const UrlKey key = store_->KeyOf(url.url);
     store_->StageSeen(SeenEntry{key.fingerprint, key.site, SeenState::kAdmitted, 0, {}, {}});
     scheduler_->EnqueueRefetch(std::move(url.url), parsed->origin_key(), url.depth, url.redirect_hops,
                                url.embed_hops);

@@ -129,6 +129,19 @@ void Broker::DefineCounters() {
          .kind = kCounter, .help = "Links outside the scope", .read = [this] { return counters_.links_out_of_scope; }});
   r.Add({.summary_key = "links.over_limit", .metric = "zcrawl_frontier_links_over_limit_total", .kind = kCounter,
          .help = "New links refused by a budget", .read = [this] { return counters_.links_over_limit; }});
+  // The trap guards' refusals, each by its reason (part of out_of_scope or,
+  // query_variants, of over_limit).
+  r.Add({.summary_key = "links.url_length", .metric = "zcrawl_frontier_links_url_length_total", .kind = kCounter,
+         .help = "Links refused: longer than --max-url-length", .read = [this] { return counters_.links_url_length; }});
+  r.Add({.summary_key = "links.path_repeat", .metric = "zcrawl_frontier_links_path_repeat_total", .kind = kCounter,
+         .help = "Links refused: a path segment repeated more than --max-path-repeat times",
+         .read = [this] { return counters_.links_path_repeat; }});
+  r.Add({.summary_key = "links.query_params", .metric = "zcrawl_frontier_links_query_params_total",
+         .kind = kCounter, .help = "Links refused: more than --max-query-params query parameters",
+         .read = [this] { return counters_.links_query_params; }});
+  r.Add({.summary_key = "links.query_variants", .metric = "zcrawl_frontier_links_query_variants_total",
+         .kind = kCounter, .help = "New links refused: their path had --max-query-variants URLs with a query",
+         .read = [this] { return counters_.links_query_variants; }});
   r.Add({.metric = "zcrawl_frontier_links_duplicate_total", .kind = kCounter, .help = "Links to URLs already known",
          .read = [this] { return counters_.links_duplicate; }});
   r.Add({.summary_key = "malformed_messages", .metric = "zcrawl_frontier_malformed_messages_total",

@@ -35,6 +35,7 @@ Status Broker::OpenState() {
   store_options.dir = options_.state_dir;
   store_options.fresh = options_.fresh;
   store_options.cache_bytes = budget_.store_bytes;
+  store_options.url_key_rules = options_.url_key;
   if (options_.state_dir.empty()) {
     // Memory-only crawl: the same store in a folder of its own, deleted on
     // exit, so RAM stays within --memory-mb either way.
@@ -110,7 +111,7 @@ void Broker::RecordFinal(const std::string& url, uint32_t origin_index, uint64_t
   // (url_store.h). A failure rewrites it with its reason.
   if (state != UrlState::kDone || seq == 0) {
     SeenEntry entry;
-    const UrlKey key = UrlKeyOf(url);
+    const UrlKey key = store_->KeyOf(url);
     entry.fingerprint = key.fingerprint;
     entry.site = key.site;
     entry.state = state == UrlState::kDone ? SeenState::kDone : SeenState::kFailed;
@@ -137,7 +138,7 @@ void Broker::RecordParent(const std::optional<ParentOutcome>& parent) {
 }
 
 void Broker::MarkSeen(const std::string& url) {
-  const UrlKey key = UrlKeyOf(url);
+  const UrlKey key = store_->KeyOf(url);
   std::vector<bool> is_new;
   seen_->ClaimNew({key}, &is_new);
   // Fetched already (it was the target of a redirect): known, never queued.
@@ -188,6 +189,9 @@ void Broker::CommitState(bool force) {
 void Broker::AdmitResult(AdmissionResult& result) {
   counters_.links_invalid += result.invalid;
   counters_.links_out_of_scope += result.out_of_scope;
+  counters_.links_url_length += result.url_length;
+  counters_.links_path_repeat += result.path_repeat;
+  counters_.links_query_params += result.query_params;
   counters_.links_duplicate += result.duplicates;
   seen_->CountLinkCacheHits(result.cache_hits);
   known_.Insert(result.refresh);  // keeps URLs linked all the time past a rotation
@@ -205,6 +209,7 @@ void Broker::AdmitResult(AdmissionResult& result) {
     const auto origin_admitted = [&] { return scheduler_->Admitted(url.origin); };
     if (std::string_view why = limits_->Admit(url.url, url.origin, origin_admitted); !why.empty()) {
       ++counters_.links_over_limit;
+      if (why == AdmissionLimits::kQueryVariants) ++counters_.links_query_variants;
       spdlog::debug("over limit url={} reason={}", url.url, why);
       // Seen, so never reconsidered, but not queued.
       store_->StageSeen(SeenEntry{url.key.fingerprint, url.key.site, SeenState::kRefused, 0, {}, {}});

@@ -204,7 +204,7 @@ bool CrawlScheduler::LeaseFromSlot(HostSlot& slot, const std::string& fetcher,
   item.set_report_validators(options_.report_validators && !lease.robots_only);
   if (options_.recrawl && store_ && !lease.robots_only) {
     std::string validators;
-    if (store_->GetValidators(UrlKeyOf(lease.record.url), &validators) &&
+    if (store_->GetValidators(store_->KeyOf(lease.record.url), &validators) &&
         !item.mutable_previous()->ParseFromString(validators)) {
       item.clear_previous();  // a damaged entry costs the condition, not the fetch
     }

@@ -49,7 +49,7 @@ bool Decode(std::string_view key, std::string_view value, int64_t* due, Schedule
 }  // namespace
 
 void RefetchSchedule::Schedule(const ScheduledUrl& url, int64_t due_wall_ms, const v1::Validators& state) {
-  const UrlKey key = UrlKeyOf(url.url);
+  const UrlKey key = store_.KeyOf(url.url);
   std::string value;
   PutVarint(url.depth, &value);
   PutVarint(url.redirect_hops, &value);

@@ -1,5 +1,6 @@
-// UrlFingerprint: the 64-bit identity of a normalised URL in the visited set:
-// the first 8 bytes of its MD5 digest.
+// UrlFingerprint: the 64-bit identity of a URL's canonical form in the
+// visited set (UrlCanonicalizer::KeyOf, the one place keys are made): the
+// first 8 bytes of its MD5 digest.
 //
 // Collision math: with n URLs, the chance that any two share a fingerprint is
 // about n^2 / 2^65. For 10^8 URLs that is 2.7e-4; for 10^9, 2.7% that one
@@ -29,13 +30,10 @@ uint64_t UrlFingerprint(std::string_view normalized_url);
 // on disk).
 uint32_t UrlSite(std::string_view normalized_url);
 
+// A URL's key in the seen set; made by UrlCanonicalizer::KeyOf only.
 struct UrlKey {
   uint64_t fingerprint = 0;
   uint32_t site = 0;
 };
-
-inline UrlKey UrlKeyOf(std::string_view normalized_url) {
-  return UrlKey{UrlFingerprint(normalized_url), UrlSite(normalized_url)};
-}
 
 }  // namespace zcrawl::frontier

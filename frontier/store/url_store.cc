@@ -98,6 +98,23 @@ rocksdb::ColumnFamilyOptions FamilyOptions(const std::shared_ptr<rocksdb::Cache>
 
 }  // namespace
 
+// The rules the store keys URLs by: those it was created with, else (a
+// new store, or one from before they were kept) the options', recorded.
+UrlKeyRules UrlStore::KeptUrlKeyRules(UrlStore& store, const UrlStoreOptions& options) {
+  const std::string wanted = UrlKeyRulesText(options.url_key_rules);
+  const std::string kept = store.GetMeta(kUrlKeyRulesMeta);
+  if (kept.empty()) {
+    if (!options.read_only) store.SetMeta(kUrlKeyRulesMeta, wanted);
+    return options.url_key_rules;
+  }
+  if (kept != wanted && !options.read_only) {
+    spdlog::warn("{} keys URLs by the rules it was created with, which it keeps: --sort-query-params and "
+                 "--drop-query-params as given apply only to a new crawl (--fresh)",
+                 store.path_);
+  }
+  return ParseUrlKeyRules(kept);
+}
+
 Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -244,6 +261,7 @@ Result<std::unique_ptr<UrlStore>> UrlStore::Open(const UrlStoreOptions& options)
     store->SetMeta(kOriginNamesMeta, "1");
   }
   store->origin_names_indexed_ = !store->resumed_ || store->GetMeta(kOriginNamesMeta) == "1";
+  store->canonicalizer_ = UrlCanonicalizer(KeptUrlKeyRules(*store, options));
   return store;
 }
 

@@ -50,6 +50,7 @@
 #include "frontier/store/queue_change_index.h"
 #include "frontier/store/queued_url_codec.h"
 #include "frontier/store/store_writer.h"
+#include "frontier/store/url_canonicalizer.h"
 #include "frontier/store/url_fingerprint.h"
 #include "frontier/store/url_record.h"
 
@@ -141,6 +142,11 @@ struct UrlStoreOptions {
   uint64_t cache_bytes = 64 << 20;  // block cache, memtables charged to it
   // How long to wait for another process holding the database to let go.
   int64_t lock_wait_ms = 15000;
+  // The rules of a new store's keys. A store keeps the rules it was
+  // created with (meta "url_key_rules"): reopened with others, it warns and
+  // keeps its own, so one store never mixes keys made two ways. A store
+  // from before the rules existed takes these.
+  UrlKeyRules url_key_rules = {};
   // The files under the store; none: the machine's. Tests give one that
   // injects faults. Either way the store's own RetryableIoFileSystem wraps
   // it (retryable_io_file_system.h).
@@ -171,6 +177,11 @@ class UrlStore {
   // True if the database held a crawl when opened.
   bool resumed() const { return resumed_; }
   const std::string& path() const { return path_; }
+
+  // How this store keys URLs (UrlStoreOptions::url_key_rules), and the key
+  // of a URL as found. Safe from any thread.
+  const UrlCanonicalizer& canonicalizer() const { return canonicalizer_; }
+  UrlKey KeyOf(std::string_view url) const { return canonicalizer_.KeyOf(url); }
 
   // --- seen set ---
   // For each key, whether it is stored or staged (one batched multi-get for
@@ -297,6 +308,7 @@ class UrlStore {
 
  private:
   UrlStore() = default;
+  static UrlKeyRules KeptUrlKeyRules(UrlStore& store, const UrlStoreOptions& options);
   // The fingerprint of every queued URL (ForEachSeen's "still waiting").
   Status QueuedFingerprints(std::unordered_set<uint64_t>* out);
 
@@ -306,6 +318,7 @@ class UrlStore {
   bool temporary_ = false;
   bool resumed_ = false;
   bool origin_names_indexed_ = false;
+  UrlCanonicalizer canonicalizer_;
   std::shared_ptr<rocksdb::Cache> cache_;
   uint64_t cache_bytes_ = 0;         // the cache's capacity as opened
   uint64_t write_buffer_bytes_ = 0;  // the memtables' bound, charged to it

@@ -55,6 +55,9 @@ inline constexpr const char* kFormat = "site-keys-1";
 // before it do not: the scheduler adds them when it resumes one).
 inline constexpr const char* kOriginNamePrefix = "origin-id/";
 inline constexpr const char* kOriginNamesMeta = "origin-names";
+// The rules the seen keys were made by (UrlKeyRulesText): kept from the
+// store's creation (UrlStoreOptions::url_key_rules).
+inline constexpr const char* kUrlKeyRulesMeta = "url_key_rules";
 inline std::string OriginKey(uint32_t origin_id) {
   std::string key;
   PutBigEndian(key, origin_id, 4);

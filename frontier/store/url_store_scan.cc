@@ -48,7 +48,7 @@ Status UrlStore::QueuedFingerprints(std::unordered_set<uint64_t>* out) {
     if (id >= origins.size() || !DecodeQueued(origins[id], key, it->value().ToStringView(), &url)) {
       return DataLossError(path_ + ": malformed queue entry");
     }
-    out->insert(UrlFingerprint(url.url));
+    out->insert(KeyOf(url.url).fingerprint);
   }
   return FromRocks(it->status(), "cannot read queue in " + path_);
 }

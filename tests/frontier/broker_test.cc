@@ -296,7 +296,8 @@ TEST_F(BrokerTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
   std::vector<std::string> links, memory;
   for (const auto& [key, value] : summary["links"].items()) links.push_back(key);
   for (const auto& [key, value] : summary["memory"].items()) memory.push_back(key);
-  EXPECT_EQ(links, (std::vector<std::string>{"reported", "invalid", "out_of_scope", "over_limit"}));
+  EXPECT_EQ(links, (std::vector<std::string>{"reported", "invalid", "out_of_scope", "over_limit", "url_length",
+                                             "path_repeat", "query_params", "query_variants"}));
   EXPECT_EQ(memory, (std::vector<std::string>{"budget_mb", "peak_rss_kb", "queue_refills", "queue_errors",
                                               "seen_checks", "seen_disk_lookups", "store_disk_bytes",
                                               "state_write_errors"}));

@@ -15,6 +15,8 @@
 namespace zcrawl::frontier {
 namespace {
 
+const UrlCanonicalizer kCanonical;  // the default keys: session ids left out
+
 ScopeOptions SeedHostA() {
   ScopeOptions options;
   options.seed_hosts = {"a.test"};
@@ -29,7 +31,7 @@ TEST(LinkAdmitterTest, RequisitesLeaveTheScopeForAFewEmbedsAndIgnoreDepth) {
   options.rules.max_embed_hops = 2;
   ScopePolicy scope(options);
   KnownUrlCache known(1 << 20);
-  LinkAdmitter admitter(scope, known, nullptr, 1);
+  LinkAdmitter admitter(scope, kCanonical, known, nullptr, 1);
   AdmissionJob job;
   job.depth = 9;  // past max_depth 3
   job.links = {
@@ -64,8 +66,8 @@ TEST(LinkAdmitterTest, RequisitesLeaveTheScopeForAFewEmbedsAndIgnoreDepth) {
 TEST(LinkAdmitterTest, SortsEachLinkIntoCandidateInvalidOutOfScopeOrKnown) {
   ScopePolicy scope(SeedHostA());
   KnownUrlCache known(1 << 20);
-  known.Insert({UrlKeyOf("http://a.test/known").fingerprint});
-  LinkAdmitter admitter(scope, known, nullptr, 1);
+  known.Insert({kCanonical.KeyOf("http://a.test/known").fingerprint});
+  LinkAdmitter admitter(scope, kCanonical, known, nullptr, 1);
   AdmissionJob job;
   job.depth = 2;
   job.links = {
@@ -84,8 +86,8 @@ TEST(LinkAdmitterTest, SortsEachLinkIntoCandidateInvalidOutOfScopeOrKnown) {
   const CandidateUrl& candidate = result.candidates[0];
   EXPECT_EQ(candidate.url, "http://a.test/new");
   EXPECT_EQ(candidate.depth, 2u);
-  EXPECT_EQ(candidate.key.fingerprint, UrlKeyOf("http://a.test/new").fingerprint);
-  EXPECT_EQ(candidate.key.site, UrlKeyOf("http://a.test/new").site);
+  EXPECT_EQ(candidate.key.fingerprint, kCanonical.KeyOf("http://a.test/new").fingerprint);
+  EXPECT_EQ(candidate.key.site, kCanonical.KeyOf("http://a.test/new").site);
   EXPECT_EQ(candidate.origin, Url::Parse("http://a.test/new")->origin_key());
   EXPECT_EQ(result.duplicates, 1u);
   EXPECT_TRUE(result.refresh.empty()) << "found in the current generation: nothing to refresh";
@@ -95,10 +97,36 @@ TEST(LinkAdmitterTest, SortsEachLinkIntoCandidateInvalidOutOfScopeOrKnown) {
   EXPECT_EQ(result.parent->seq, 42u);
 }
 
+// A link keyed without its session id is the URL already known; the URL a
+// candidate carries is the one found. Trap refusals are counted by reason.
+TEST(LinkAdmitterTest, KeysLeaveSessionIdsOutAndTrapsAreCountedByReason) {
+  ScopeOptions options = SeedHostA();
+  options.rules.max_path_repeat = 2;
+  options.rules.max_query_params = 2;
+  options.rules.max_url_length = 60;
+  ScopePolicy scope(options);
+  KnownUrlCache known(1 << 20);
+  known.Insert({kCanonical.KeyOf("http://a.test/known").fingerprint});
+  LinkAdmitter admitter(scope, kCanonical, known, nullptr, 1);
+  AdmissionJob job;
+  job.links = {"http://a.test/known;jsessionid=0AF3", "http://a.test/known?PHPSESSID=77ab",
+               "http://a.test/new?sid=0123456789abcdef0123", "http://a.test/x/x/x", "http://a.test/?a&b&c",
+               "http://a.test/" + std::string(60, 'l')};
+  const AdmissionResult result = admitter.Admit(job);
+  EXPECT_EQ(result.duplicates, 2u);
+  ASSERT_EQ(result.candidates.size(), 1u);
+  EXPECT_EQ(result.candidates[0].url, "http://a.test/new?sid=0123456789abcdef0123");
+  EXPECT_EQ(result.candidates[0].key.fingerprint, kCanonical.KeyOf("http://a.test/new").fingerprint);
+  EXPECT_EQ(result.out_of_scope, 3u);
+  EXPECT_EQ(result.path_repeat, 1u);
+  EXPECT_EQ(result.query_params, 1u);
+  EXPECT_EQ(result.url_length, 1u);
+}
+
 TEST(LinkAdmitterTest, LinksPastTheDepthLimitAreOutOfScope) {
   ScopePolicy scope(SeedHostA());
   KnownUrlCache known(1 << 20);
-  LinkAdmitter admitter(scope, known, nullptr, 1);
+  LinkAdmitter admitter(scope, kCanonical, known, nullptr, 1);
   AdmissionJob job;
   job.depth = 4;
   job.links = {"http://a.test/deep"};
@@ -110,13 +138,13 @@ TEST(LinkAdmitterTest, LinksPastTheDepthLimitAreOutOfScope) {
 TEST(LinkAdmitterTest, AKnownUrlFoundOnlyInTheCachesOlderGenerationIsListedForRefresh) {
   ScopePolicy scope(SeedHostA());
   KnownUrlCache known(64 << 10);
-  const uint64_t popular = UrlKeyOf("http://a.test/popular").fingerprint;
+  const uint64_t popular = kCanonical.KeyOf("http://a.test/popular").fingerprint;
   known.Insert({popular});
   // Fill the cache until it rotates once: `popular` is then in the older
   // generation, still known.
   for (uint64_t i = 1; known.rotations() == 0 && i < 10'000'000; ++i) known.Insert({i * 0x9e3779b97f4a7c15ull});
   ASSERT_EQ(known.rotations(), 1u);
-  LinkAdmitter admitter(scope, known, nullptr, 1);
+  LinkAdmitter admitter(scope, kCanonical, known, nullptr, 1);
   AdmissionJob job;
   job.links = {"http://a.test/popular"};
   const AdmissionResult result = admitter.Admit(job);
@@ -138,19 +166,19 @@ TEST(LinkAdmitterTest, ALinkTheStoreHoldsIsDroppedAndTheRestAreDatedCandidates) 
   KnownUrlCache known(64 << 10);
   SeenSet seen(**store, known, 1 << 20, /*resumed=*/false);
   std::vector<bool> is_new;
-  seen.ClaimNew({UrlKeyOf("http://a.test/written")}, &is_new);
+  seen.ClaimNew({kCanonical.KeyOf("http://a.test/written")}, &is_new);
   ASSERT_TRUE((*store)->Flush().ok());
-  seen.ClaimNew({UrlKeyOf("http://a.test/staged")}, &is_new);
+  seen.ClaimNew({kCanonical.KeyOf("http://a.test/staged")}, &is_new);
   ASSERT_EQ(is_new, std::vector<bool>{true});
   // Neither is in the cache (it takes URLs found known, not new ones).
   ScopePolicy scope(SeedHostA());
-  LinkAdmitter admitter(scope, known, &seen, 1);
+  LinkAdmitter admitter(scope, kCanonical, known, &seen, 1);
   AdmissionJob job;
   job.links = {"http://a.test/written", "http://a.test/staged", "http://a.test/new"};
   AdmissionResult result = admitter.Admit(job);
   EXPECT_EQ(result.duplicates, 1u);
   EXPECT_EQ(result.cache_hits, 0u) << "the store knew it, not the cache";
-  EXPECT_EQ(result.refresh, std::vector<uint64_t>{UrlKeyOf("http://a.test/written").fingerprint});
+  EXPECT_EQ(result.refresh, std::vector<uint64_t>{kCanonical.KeyOf("http://a.test/written").fingerprint});
   ASSERT_EQ(result.candidates.size(), 2u);
   EXPECT_EQ(result.candidates[0].url, "http://a.test/staged");
   EXPECT_EQ(result.candidates[1].url, "http://a.test/new");
@@ -165,7 +193,7 @@ TEST(LinkAdmitterTest, ALinkTheStoreHoldsIsDroppedAndTheRestAreDatedCandidates) 
 TEST(LinkAdmitterTest, ItsThreadsAnswerEverySubmittedJobOnceAndStopFinishesTheQueue) {
   ScopePolicy scope(SeedHostA());
   KnownUrlCache known(1 << 20);
-  LinkAdmitter admitter(scope, known, nullptr, 3);
+  LinkAdmitter admitter(scope, kCanonical, known, nullptr, 3);
   constexpr int kJobs = 500;
   for (int i = 0; i < kJobs; ++i) {
     AdmissionJob job;

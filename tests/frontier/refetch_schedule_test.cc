@@ -2,6 +2,7 @@
 // never early, each once, across a reopening of the store; the state a
 // lease carries is kept beside; an origin's refetch count round-trips.
 #include "frontier/scheduler/refetch_schedule.h"
+#include "frontier/store/url_canonicalizer.h"
 
 #include <gtest/gtest.h>
 
@@ -68,7 +69,7 @@ TEST(RefetchScheduleTest, DueUrlsComeOutEarliestFirstNeverEarlyAndOnceAcrossAReo
   EXPECT_EQ(Urls(due), std::vector<std::string>{"http://a.test/late"});
   EXPECT_EQ(schedule.next_due_wall_ms(), INT64_MAX);
   std::string stored;
-  ASSERT_TRUE(store->GetValidators(UrlKeyOf("http://a.test/late"), &stored));
+  ASSERT_TRUE(store->GetValidators(UrlCanonicalizer().KeyOf("http://a.test/late"), &stored));
   v1::Validators read;
   ASSERT_TRUE(read.ParseFromString(stored));
   EXPECT_EQ(read.etag(), "\"e1\"");

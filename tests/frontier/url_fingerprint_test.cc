@@ -3,6 +3,7 @@
 // URL could get two keys) and must never change between builds (it orders
 // keys on disk: a state written by one build is read by the next).
 #include "frontier/store/url_fingerprint.h"
+#include "frontier/store/url_canonicalizer.h"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,7 @@ TEST(UrlFingerprintTest, TheSiteHashIsStableAcrossBuilds) {
 }
 
 TEST(UrlFingerprintTest, TheKeyPairsTheFingerprintWithTheSite) {
-  const UrlKey key = UrlKeyOf("http://a.test/x");
+  const UrlKey key = UrlCanonicalizer().KeyOf("http://a.test/x");
   EXPECT_EQ(key.fingerprint, UrlFingerprint("http://a.test/x"));
   EXPECT_EQ(key.site, UrlSite("http://a.test/x"));
   EXPECT_NE(UrlFingerprint("http://a.test/x"), UrlFingerprint("http://a.test/y"));

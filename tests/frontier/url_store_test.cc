@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "frontier/store/store_lock.h"
+#include "frontier/store/url_canonicalizer.h"
 #include "frontier/store/url_fingerprint.h"
 #include "frontier/store/url_store_records.h"
 #include "tests/support/test_process.h"
@@ -236,13 +237,13 @@ TEST(UrlStoreTest, TheLastChangeToAKeyWinsWithinABatchAndDoneIsDerivedFromTheQue
     store->StageQueued(0, "http://a.test", {2, "http://a.test/2", 0, 0});
     store->StageQueued(0, "http://a.test", {3, "http://a.test/3", 0, 0});
     for (const char* path : {"/1", "/2", "/3"}) {
-      const UrlKey key = UrlKeyOf(std::string("http://a.test") + path);
+      const UrlKey key = UrlCanonicalizer().KeyOf(std::string("http://a.test") + path);
       store->StageSeen({key.fingerprint, key.site, SeenState::kAdmitted, 0, {}, {}});
     }
     // In the same batch: /1 is done (its queue entry removed), /2 failed
     // (rewritten after its admission), /3 still waits.
     store->StageDequeued(0, 1);
-    const UrlKey failed = UrlKeyOf("http://a.test/2");
+    const UrlKey failed = UrlCanonicalizer().KeyOf("http://a.test/2");
     store->StageSeen({failed.fingerprint, failed.site, SeenState::kFailed, 1, "http_404", "http://a.test/2"});
     store->StageDequeued(0, 2);
     store->StageOrigin({0, "http://a.test", 4, 1, 1});
