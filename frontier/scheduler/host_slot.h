@@ -52,8 +52,9 @@ struct OriginTrouble {
 };
 
 // Fields ordered largest first, the rarely set ones behind a pointer: one
-// per origin in RAM (bench/RESULTS.md run AN: 328 bytes before; 240 now,
-// 264 with its node in the scheduler's map).
+// per origin in RAM (bench/RESULTS.md run AN: 328 bytes before; 240 then,
+// 248 with the server address's key of issue 49, 272 with its node in the
+// scheduler's map).
 struct HostSlot {
   std::string origin;              // "https://example.com" or with ":port"
   // The head of this origin's queue, in RAM, breadth-first (admitted
@@ -108,7 +109,7 @@ struct HostSlot {
   bool refilled = false;           // a head refill since it was loaded: its turn began
   bool in_line = false;            // its id is in OriginTable's line (StoredOrigin::in_line)
   // Its latest response time in ms, saturated (OriginPace; in the padding
-  // after the flags, so the slot stays 240 bytes).
+  // after the flags).
   uint16_t response_ms = 0;
 
   uint64_t waiting_total() const { return waiting.size() + backlog; }
