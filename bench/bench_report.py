@@ -356,6 +356,36 @@ def feed_section(work, p):
   p("")
 
 
+def struggling_section(machine, by, p):
+  """The struggling server (issue 49): how each crawler yields to a rate limit."""
+  labels = [l for l in ("zcrawl", "zcrawl-single", "wget2") if ("struggling", l) in by]
+  if not labels:
+    return
+  p("## Struggling server: %s, 429 with Retry-After: 2 beyond it" % machine.get("struggling", "?"))
+  p("")
+  p("nginx `limit_req` (burst 20, nodelay) per host name, restarted for every crawl; requests and "
+    "429s from that crawl's access log. zcrawl `%s --delay-ms 0 --no-robots` (zcrawl-single: with "
+    "`--single-process`), wget2 `--max-threads %s`. Medians (min-max) of %s rounds." % (
+        machine.get("zc_struggling"), machine.get("wget2_threads"), machine.get("repeats")))
+  p("")
+  p("| crawler | pages stored | time to finish s | requests sent | 429s received | % of requests refused | exits |")
+  p("|---|---|---:|---:|---:|---:|---|")
+
+  def spread(values, fmt):
+    return (fmt + " (" + fmt + "-" + fmt + ")") % (statistics.median(values), min(values), max(values))
+
+  for label in labels:
+    runs = by[("struggling", label)]
+    requests = [int(r["detail"].get("requests", 0)) for r in runs]
+    refused = [int(r["detail"].get("http_429", 0)) for r in runs]
+    share = [100.0 * t / n if n else 0.0 for t, n in zip(refused, requests)]
+    p("| %s | %s / %d | %s | %s | %s | %s | %s |" % (
+        label, spread([r["stored"] for r in runs], "%d"), runs[0]["expected"],
+        spread([r["wall"] for r in runs], "%.1f"), spread(requests, "%d"), spread(refused, "%d"),
+        spread(share, "%.1f"), ",".join(str(e) for e in sorted(set(r["exit"] for r in runs)))))
+  p("")
+
+
 def main():
   work = sys.argv[1]
   machine = read_kv(os.path.join(work, "machine.txt"))
@@ -373,8 +403,9 @@ def main():
     loads = [r["load"] for r in runs]
     p("- 1-minute load average when each crawl started: %.2f to %.2f (other work shares this machine)" %
       (min(loads), max(loads)))
-    p("- site: %s pages, %.0f MB, 4 hosts on 127.0.0.2-5; rounds per crawler: %s (medians below)" % (
-        machine.get("pages"), int(machine.get("site_bytes") or 0) / 1e6, machine.get("repeats")))
+    if any(r["scenario"] != "struggling" for r in runs):  # that one has its own site
+      p("- site: %s pages, %.0f MB, 4 hosts on 127.0.0.2-5; rounds per crawler: %s (medians below)" % (
+          machine.get("pages"), int(machine.get("site_bytes") or 0) / 1e6, machine.get("repeats")))
     p("- crawl outputs on: %s%s" % (machine.get("out_fs", "?"),
                                    " (--tmpfs: the disk taken out)" if machine.get("out_fs") == "tmpfs" else ""))
   p("")
@@ -541,6 +572,7 @@ def main():
           latency_ms, 100 * slow["zcrawl-myhtml"]["pps"] / fast["zcrawl-myhtml"]["pps"]))
     p("")
 
+  struggling_section(machine, by, p)
   baseline_section(machine, runs, p)
   disk_section(machine, work, p)
 

@@ -39,6 +39,14 @@
 #     whole run, its shutdown included); its rounds alternate with "fast"'s,
 #     so its pages/s and CPU per page read against the site's: the frontier
 #     admits ~28 new URLs per page there instead of ~0 (issue 17);
+#  9c. "struggling" (only when asked): issue 49's rate-limited site, 1,500
+#     pages on two hosts (127.0.0.2-3) behind nginx's limit_req, 20
+#     requests/s per host (burst 20, nodelay), answering 429 with
+#     Retry-After: 2 beyond it; zcrawl (--delay-ms 0 --per-host 8, separate
+#     processes and --single-process) and wget2 (--max-threads 16, the same
+#     parallelism), REPEATS rounds alternated, nginx restarted for each crawl
+#     (full buckets, its own access log): pages stored, requests sent, 429s
+#     received and time to finish;
 # 10. "frontier-scale" (only when asked: an hour by default): the
 #     zcrawl-frontier process alone, driven by fake fetchers over a synthetic
 #     web (frontier_scale_bench) until it knows --scale-urls URLs or
@@ -59,8 +67,9 @@
 #   --repeats N          rounds per crawler and scenario (3)
 #   --only LIST          parts to run, comma-separated, from
 #                        ceiling,fast,slow,memory,profile,micro,sinks,
-#                        endless,frontier-scale,digest-index (default: all
-#                        but profile, frontier-scale and digest-index)
+#                        endless,struggling,frontier-scale,digest-index
+#                        (default: all but profile, struggling,
+#                        frontier-scale and digest-index)
 #   --profile            also run the profile part
 #   --port P             nginx port (18080, or the next free one)
 #   --pages-per-host N   site size per host (5000; 4 hosts)
@@ -175,6 +184,12 @@ ZC_SLOW="--fetchers 1 --threads 512 --per-host 192 --prefetch 256 --max-batch-pa
 # it; per-host 8 leaves room so a URL whose page is still on its way to the
 # writer does not hold back the next request to its host.
 ZC_SLOW16="--fetchers 2 --threads 8 --per-host 8"
+# The struggling site (issue 49): a user in a hurry, as the issue tried it;
+# run_crawler adds --delay-ms 0. 2 hosts x 8 = wget2's 16 threads.
+ZC_STRUGGLING="--per-host 8"
+STRUGGLING_HOSTS=2
+STRUGGLING_PAGES_PER_HOST=750
+STRUGGLING_RATE=20
 WGET2_THREADS=16
 CRAWLERS="zcrawl-scan,zcrawl-single,zcrawl,zcrawl-myhtml,zcrawl-blocking,zcrawl-16,wget2,wget"
 SITE_DIR=""
@@ -290,7 +305,7 @@ cleanup() {
   if [ "$KEEP" = 1 ]; then
     log "kept $WORK"
   else
-    rm -rf "$WORK/out" "$WORK/bin" "$WORK/bin-base" "$WORK/site" "$WORK"/perf-*.data "$WORK/frontier-scale/state"
+    rm -rf "$WORK/out" "$WORK/bin" "$WORK/bin-base" "$WORK/site" "$WORK/site-struggling" "$WORK"/perf-*.data "$WORK/frontier-scale/state"
   fi
   # A tmpfs holds RAM: never left behind, --keep or not.
   if [ "$TMPFS" = 1 ]; then rm -rf "$OUT_ROOT"; fi
@@ -329,7 +344,7 @@ done
 # start_nginx LATENCY_MS: serves the site on 127.0.0.2..: PORT, each response
 # delayed by LATENCY_MS (0: plain static files, and the endless web under /w).
 start_nginx() {
-  local latency_ms="$1" conf="$WORK/nginx/nginx.conf" servers="" location
+  local latency_ms="$1" servers="" location
   # The endless web of the "endless" part, beside the site's files: page
   # P/ links P/0/ .. P/27/ (new) and /w/ (known); the padding makes it about
   # as large as the site's pages. Paths end in "/", so the files output
@@ -359,6 +374,15 @@ start_nginx() {
   }
 "
   done
+  launch_nginx "  access_log off;
+$servers" "http://127.0.0.$((HOSTS + 1)):$PORT/"
+}
+
+# launch_nginx HTTP_BLOCK PROBE_URL: runs nginx with HTTP_BLOCK (servers and
+# their settings) inside the settings every scenario shares, until
+# stop_nginx; returns once PROBE_URL answers.
+launch_nginx() {
+  local conf="$WORK/nginx/nginx.conf"
   cat > "$conf" <<EOF
 load_module $ECHO_MODULE;
 worker_processes auto;
@@ -367,7 +391,6 @@ pid $WORK/nginx/nginx.pid;
 error_log $WORK/nginx/error.log warn;
 events { worker_connections 8192; }
 http {
-  access_log off;
   default_type text/html;
   sendfile on;
   tcp_nopush on;
@@ -378,13 +401,13 @@ http {
   fastcgi_temp_path $WORK/nginx/fastcgi;
   uwsgi_temp_path $WORK/nginx/uwsgi;
   scgi_temp_path $WORK/nginx/scgi;
-$servers}
+$1}
 EOF
   "$NGINX" -c "$conf" -p "$WORK/nginx" -e "$WORK/nginx/error.log" &
   NGINX_PID=$!
   local i
   for ((i = 0; i < 100; i++)); do
-    if curl -sf -o /dev/null "http://127.0.0.$((HOSTS + 1)):$PORT/"; then return 0; fi
+    if curl -sf -o /dev/null "$2"; then return 0; fi
     sleep 0.1
   done
   log "nginx did not come up; see $WORK/nginx/error.log"
@@ -452,8 +475,9 @@ run_crawler() {
   mkdir -p "$out"
   sync
   local load t0 t1 code=0 stored cpu_ms rss_kb detail=""
-  local seeds=("${SEEDS[@]}")
-  if [ -n "${RUN_SEEDS+x}" ]; then seeds=("${RUN_SEEDS[@]}"); fi  # the endless web's
+  # RUN_SEEDS, RUN_HOSTS: another web's (the endless web, the struggling site).
+  local seeds=("${SEEDS[@]}") hosts="${RUN_HOSTS:-$HOST_LIST}"
+  if [ -n "${RUN_SEEDS+x}" ]; then seeds=("${RUN_SEEDS[@]}"); fi
   load="$(load1)"
   local nginx0
   nginx0="$(nginx_cpu_ms)"
@@ -470,12 +494,12 @@ run_crawler() {
       ;;
     wget)
       /usr/bin/time -f "%e %U %S %M" -o "$timef" \
-        wget -r -l inf -nv -e robots=off -H -D "$HOST_LIST" -P "$out" -o "$logf" "${SEEDS[@]}" || code=$?
+        wget -r -l inf -nv -e robots=off -H -D "$hosts" -P "$out" -o "$logf" "${seeds[@]}" || code=$?
       ;;
     wget2)
       /usr/bin/time -f "%e %U %S %M" -o "$timef" \
-        wget2 -r -l inf -nv --no-robots --max-threads "$WGET2_THREADS" -D "$HOST_LIST" -P "$out" \
-        -o "$logf" "${SEEDS[@]}" || code=$?
+        wget2 -r -l inf -nv --no-robots --max-threads "$WGET2_THREADS" -D "$hosts" -P "$out" \
+        -o "$logf" "${seeds[@]}" || code=$?
       ;;
   esac
   t1="$(now)"
@@ -506,6 +530,10 @@ run_crawler() {
     rss_kb="$m"
   fi
   detail="$detail,nginx_ms:$nginx_ms"
+  # RUN_ACCESS_LOG: nginx's log of this crawl alone ("$status ..." lines).
+  if [ -n "${RUN_ACCESS_LOG:-}" ]; then
+    detail="$detail,$(awk '{ n++; if ($1 == 429) t++ } END { printf "requests:%d,http_429:%d", n, t }' "$RUN_ACCESS_LOG")"
+  fi
   # On a tmpfs every output is RAM, and there is no inode window to respect.
   if [ "$TMPFS" = 1 ]; then rm -rf "$out"; fi
   if [ -n "${RUN_TIMEOUT_S:-}" ]; then
@@ -623,6 +651,8 @@ source_rev() {
   echo "zc_slow=$ZC_SLOW"
   echo "zc_slow16=$ZC_SLOW16"
   echo "wget2_threads=$WGET2_THREADS"
+  echo "zc_struggling=$ZC_STRUGGLING"
+  echo "struggling=$STRUGGLING_HOSTS hosts x $STRUGGLING_PAGES_PER_HOST pages, $STRUGGLING_RATE requests/s per host"
   echo "repeats=$REPEATS"
   echo "load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "out_fs=$(stat -f -c %T "$OUT_ROOT")"
@@ -777,6 +807,75 @@ if part slow; then
     if crawler_on zcrawl-16; then zcrawl_round slow zcrawl-16 "$r" $ZC_SLOW16; fi
   done
   stop_nginx
+  settle
+fi
+
+# --- Struggling server ----------------------------------------------------------
+
+# start_struggling_nginx ACCESS_LOG: the struggling site on 127.0.0.2..:PORT,
+# each host behind its own limit_req bucket (keyed by $host): 20 requests/s,
+# a burst of 20 served at once (nodelay), 429 with Retry-After: 2 beyond it;
+# every request logged to ACCESS_LOG as "STATUS HOST TIME". A fresh nginx
+# per crawl, so each starts with full buckets.
+start_struggling_nginx() {
+  local servers="" h
+  for ((h = 0; h < STRUGGLING_HOSTS; h++)); do
+    servers+="  server {
+    listen 127.0.0.$((h + 2)):$PORT;
+    root $STRUGGLING_SITE/127.0.0.$((h + 2));
+    limit_req zone=struggling burst=$STRUGGLING_RATE nodelay;
+    error_page 429 @too_many;
+    location / { }
+    location @too_many { add_header Retry-After 2 always; return 429 \"slow down\\n\"; }
+  }
+"
+  done
+  # Refusals are the scenario, not errors: logged below the error log's level.
+  launch_nginx "  log_format struggling '\$status \$host \$msec';
+  access_log $1 struggling;
+  limit_req_zone \$host zone=struggling:1m rate=${STRUGGLING_RATE}r/s;
+  limit_req_status 429;
+  limit_req_log_level info;
+$servers" "http://127.0.0.2:$PORT/"
+  : > "$1"  # the probe's request is not the crawl's
+}
+
+# struggling_round LABEL ROUND TOOL [FLAGS]: one crawl of the struggling site.
+struggling_round() {
+  local access_log="$WORK/logs/struggling-$1-$2.access"
+  start_struggling_nginx "$access_log"
+  RUN_SEEDS=("${STRUGGLING_SEEDS[@]}")
+  RUN_HOSTS="$STRUGGLING_HOST_LIST" RUN_ACCESS_LOG="$access_log" \
+    EXPECT=$((STRUGGLING_HOSTS * STRUGGLING_PAGES_PER_HOST)) run_crawler struggling "$@"
+  unset RUN_SEEDS
+  stop_nginx
+}
+
+if part struggling; then
+  STRUGGLING_SITE="$WORK/site-struggling"
+  params="port=$PORT hosts=$STRUGGLING_HOSTS pages=$STRUGGLING_PAGES_PER_HOST bytes=$PAGE_BYTES"
+  if [ "$(cat "$STRUGGLING_SITE/.params" 2>/dev/null)" != "$params" ]; then
+    log "generating the struggling site in $STRUGGLING_SITE ($params)"
+    rm -rf "$STRUGGLING_SITE"
+    mkdir -p "$STRUGGLING_SITE"
+    python3 "$BENCH_DIR/gen_site.py" "$STRUGGLING_SITE" "$PORT" --hosts "$STRUGGLING_HOSTS" \
+      --pages-per-host "$STRUGGLING_PAGES_PER_HOST" --bytes "$PAGE_BYTES" >&2
+    echo "$params" > "$STRUGGLING_SITE/.params"
+    chmod -R a+rX "$STRUGGLING_SITE"
+  fi
+  STRUGGLING_SEEDS=()
+  STRUGGLING_HOST_LIST=""
+  for ((h = 0; h < STRUGGLING_HOSTS; h++)); do
+    STRUGGLING_SEEDS+=("http://127.0.0.$((h + 2)):$PORT/")
+    STRUGGLING_HOST_LIST="${STRUGGLING_HOST_LIST:+$STRUGGLING_HOST_LIST,}127.0.0.$((h + 2))"
+  done
+  for ((r = 1; r <= REPEATS; r++)); do
+    # shellcheck disable=SC2086
+    if crawler_on zcrawl; then struggling_round zcrawl "$r" zcrawl $ZC_STRUGGLING; fi
+    if crawler_on wget2; then struggling_round wget2 "$r" wget2; fi
+    # shellcheck disable=SC2086
+    if crawler_on zcrawl-single; then struggling_round zcrawl-single "$r" zcrawl $ZC_STRUGGLING --single-process; fi
+  done
   settle
 fi
 

@@ -10,7 +10,9 @@ baseline of the same round), which differs here on purpose from the ratio
 of the medians, so a report that pairs crawls wrongly or compares medians
 fails. Also: a baseline crawl whose round has no partner is left out, a
 figure an older build did not log shows as "-", and each round's dd line is
-reported.
+reported. And the struggling server's table: per crawler, medians (with
+their range) of pages stored, time, requests and 429s from the access logs,
+and of each round's share refused.
 """
 import os
 import subprocess
@@ -32,11 +34,17 @@ def run_line(scenario, label, rnd, stored, wall, cpu_ms, user_ms=None, sys_ms=No
                                      ",".join(detail)))
 
 
+def struggling_line(label, rnd, stored, wall, requests, refused):
+  detail = "user_ms:1,sys_ms:1,nginx_ms:1,requests:%d,http_429:%d" % (requests, refused)
+  return "\t".join(str(x) for x in ("struggling", label, rnd, 1500, stored, wall, 2, 50000, 0.5, 0, detail))
+
+
 class BaselineReportTest(unittest.TestCase):
   def report(self, lines, disk=()):
     with tempfile.TemporaryDirectory() as work:
       with open(os.path.join(work, "machine.txt"), "w") as f:
-        f.write("date=2026-12-02\nbuild=/b/new\nbaseline=/b/old (abc123)\nout_fs=tmpfs\npages=1000\n")
+        f.write("date=2026-12-02\nbuild=/b/new\nbaseline=/b/old (abc123)\nout_fs=tmpfs\npages=1000\n"
+                "struggling=2 hosts x 750 pages, 20 requests/s per host\nrepeats=3\n")
       with open(os.path.join(work, "runs.tsv"), "w") as f:
         f.write("\n".join(lines) + "\n")
       with open(os.path.join(work, "disk.tsv"), "w") as f:
@@ -91,6 +99,25 @@ class BaselineReportTest(unittest.TestCase):
     text = self.report([run_line("fast", "zcrawl-myhtml", 1, 1000, 1.0, 1000, 600, 400)])
     self.assertNotIn("against the baseline", text)
     self.assertIn("| zcrawl-myhtml |", text)
+
+  def test_struggling_server_table(self):
+    lines = [
+        struggling_line("zcrawl", 1, 1500, 42.0, 1500, 15),
+        struggling_line("wget2", 1, 42, 0.05, 794, 752),
+        struggling_line("zcrawl", 2, 1490, 50.0, 1600, 96),
+        struggling_line("zcrawl", 3, 1500, 40.0, 2000, 60),
+    ]
+    text = self.report(lines)
+    self.assertIn("## Struggling server: 2 hosts x 750 pages, 20 requests/s per host", text)
+    cells = self.row(text, "zcrawl", "1500 (1490-1500) / 1500")
+    self.assertEqual(cells[2], "42.0 (40.0-50.0)")  # time to finish
+    self.assertEqual(cells[3], "1600 (1500-2000)")  # requests
+    self.assertEqual(cells[4], "60 (15-96)")  # 429s
+    # The median of each round's share (1%, 6%, 3%), not 60 / 1600.
+    self.assertEqual(cells[5], "3.0 (1.0-6.0)")
+    cells = self.row(text, "wget2", "42 (42-42) / 1500")
+    self.assertEqual(cells[4], "752 (752-752)")
+    self.assertNotIn("Struggling server", self.report([run_line("fast", "zcrawl", 1, 1000, 1.0, 1000, 600, 400)]))
 
 
 if __name__ == "__main__":

@@ -225,5 +225,26 @@ TEST(OriginBackoffTest, ARateLimitLastsUntilALaterRequestIsAnsweredHealthy) {
   EXPECT_EQ(slot.trouble->limited_since_ms, 0) << "a 500 is no rate limit";
 }
 
+// A rate limit answers every request in flight 429, and on loopback the
+// first answer can reach the scheduler within the millisecond the requests
+// were leased. The others were sent before the push back (nothing can be
+// leased after it within that millisecond: the origin is held), so they
+// must not push it back further; today they double the gap (seen in the
+// bench's "struggling" part: a host's first gaps 2 s instead of 1 s, its
+// crawl ~3.5 s longer). DISABLED_ until origin_backoff.cc counts an answer
+// to a request leased in the push back's own millisecond as stale.
+TEST_F(SchedulerBackoffTest, DISABLED_RefusalsLeasedInThePushBacksMillisecondPushNothingFurther) {
+  CrawlScheduler s = Make();
+  for (int i = 0; i < 6; ++i) s.Enqueue("http://a/" + std::to_string(i), "http://a", 0);
+  auto items = s.Lease("f", 10);
+  ASSERT_EQ(items.size(), 4u);
+  s.Complete("f", Report(items[0], 429));  // the clock has not moved
+  s.Complete("f", Report(items[1], 429));
+  EXPECT_EQ(s.pushbacks(), 1u) << "the second 429 was to a request sent before the first";
+  for (size_t i = 2; i < 4; ++i) s.Complete("f", Report(items[i]));
+  clock_.Advance(kBackoffStartMs);
+  EXPECT_EQ(s.Lease("f", 10).size(), 1u) << "the first gap (1 s), not twice it";
+}
+
 }  // namespace
 }  // namespace zcrawl::frontier
