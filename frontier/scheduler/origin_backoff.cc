@@ -44,7 +44,10 @@ bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64
     trouble.server_errors_in_row = 0;
   }
   // Sent before the latest push back: says nothing of the server since.
-  const bool stale = BackingOff(slot) && leased_ms < trouble.last_pushback_ms;
+  // Its own millisecond included: nothing is leased after a push back
+  // within it (the origin is held), and on loopback a rate limit's first
+  // 429 can come back in the millisecond its requests were leased.
+  const bool stale = BackingOff(slot) && leased_ms <= trouble.last_pushback_ms;
   if (signal == ServerSignal::kHealthy) {
     if (!BackingOff(slot) || stale) return false;
     trouble.limited_since_ms = 0;  // it lets us in again
