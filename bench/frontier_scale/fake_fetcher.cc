@@ -102,6 +102,11 @@ void FakeFetcher::Run() {
       return;
     }
     const auto page = web_.Parse(item.url());
+    if (page && options_.hosts_per_address > 0) {
+      const uint64_t a = page->host / options_.hosts_per_address;
+      report->set_server_address("10." + std::to_string((a >> 16) & 255) + "." + std::to_string((a >> 8) & 255) +
+                                 "." + std::to_string(a & 255));
+    }
     if (!page) {
       counters_.unknown_urls.fetch_add(1, std::memory_order_relaxed);
       report->set_http_status(404);

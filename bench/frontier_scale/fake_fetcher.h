@@ -45,6 +45,11 @@ struct FakeFetcherOptions {
   int64_t heartbeat_ms = 1000;  // the frontier's --heartbeat-ms
   uint32_t liveness = 5;        // silent intervals before the frontier is taken for dead
   uint32_t max_reports_per_message = 512;
+  // Each report names the server address of its host, as a real fetcher's
+  // does (FetchReport.server_address): hosts h, h+1, ... share one address
+  // this many at a time, so the frontier's per-address budgets (--per-ip)
+  // run at scale. 0: no address reported.
+  uint32_t hosts_per_address = 0;
 };
 
 // Written by the fetcher's thread, read by anyone (relaxed: figures only).

@@ -62,6 +62,7 @@ struct BenchOptions {
   uint64_t target_urls = 100'000'000;
   double max_seconds = 3600;
   uint32_t fetchers = 4;
+  uint32_t hosts_per_address = 0;  // FakeFetcherOptions::hosts_per_address
   uint32_t credit = 256;
   double every_s = 5;
   uint32_t seeds = 8;
@@ -189,6 +190,7 @@ int Run(const BenchOptions& o) {
     f.endpoint = "tcp://127.0.0.1:" + std::to_string(port);
     f.name = MakeRunId("fetcher-scale-" + std::to_string(k));
     f.credit = o.credit;
+    f.hosts_per_address = o.hosts_per_address;
     fetchers.push_back(std::make_unique<FakeFetcher>(context, web, f));
     fetchers.back()->Start();
   }
@@ -421,6 +423,9 @@ int main(int argc, char** argv) {
   app.add_option("--seeds", o.seeds, "Seeds: the roots of hosts 0..N-1")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000u));
+  app.add_option("--hosts-per-address", o.hosts_per_address,
+                 "Hosts that share one server address in the fetchers' reports (0: none reported)")
+      ->capture_default_str();
   app.add_option("--fetchers", o.fetchers, "Fake fetchers (a thread and a DEALER each)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 256u));

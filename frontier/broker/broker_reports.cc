@@ -96,6 +96,12 @@ void Broker::DefineCounters() {
          .help = "Responses 429 Too Many Requests", .read = [this] { return scheduler_->answered_429(); }});
   r.Add({.summary_key = "answered_503", .metric = "zcrawl_frontier_http_503_total", .kind = kCounter,
          .help = "Responses 503 Service Unavailable", .read = [this] { return scheduler_->answered_503(); }});
+  r.Add({.summary_key = "address_waits", .metric = "zcrawl_frontier_address_waits_total", .kind = kCounter,
+         .help = "Times an origin waited for room at its server address (--per-ip)",
+         .read = [this] { return scheduler_->addresses().waits(); }});
+  r.Add({.metric = "zcrawl_frontier_addresses_busy", .kind = kGauge,
+         .help = "Server addresses with requests in flight, origins waiting or a delay running",
+         .read = [this] { return uint64_t{scheduler_->addresses().tracked()}; }});
   r.Add({.summary_key = "seen", .metric = "zcrawl_frontier_seen_urls", .kind = kGauge,
          .help = "URLs in the seen set", .status = StatusField(&v1::StatusReply::set_seen),
          .read = [this] { return seen_->size(); }});

@@ -52,9 +52,8 @@ struct OriginTrouble {
 };
 
 // Fields ordered largest first, the rarely set ones behind a pointer: one
-// per origin in RAM (bench/RESULTS.md run AN: 328 bytes before; 240 then,
-// 248 with the server address's key of issue 49, 272 with its node in the
-// scheduler's map).
+// per origin in RAM (bench/RESULTS.md run AN: 328 bytes before; 240 now,
+// 264 with its node in the scheduler's map).
 struct HostSlot {
   std::string origin;              // "https://example.com" or with ":port"
   // The head of this origin's queue, in RAM, breadth-first (admitted
@@ -100,14 +99,15 @@ struct HostSlot {
   // Its server address's key (AddressBudgets::KeyOf; 0: not known yet).
   uint32_t address_key = 0;
   RobotsState robots_state = RobotsState::kNotNeeded;
-  bool dirty = false;              // origin record changed since last staged
-  bool in_ready_heap = false;      // at most one heap entry per slot
-  bool park_candidate = false;     // in OriginTable's park candidates
+  // The flags are bits: with the address key, the slot stays 240 bytes.
+  bool dirty : 1 = false;              // origin record changed since last staged
+  bool in_ready_heap : 1 = false;      // at most one heap entry per slot
+  bool park_candidate : 1 = false;     // in OriginTable's park candidates
   // Its turn is over (OriginTable::MustYield): no more refills; it
   // parks with its URLs on disk once nothing of it is in flight.
-  bool yielding = false;
-  bool refilled = false;           // a head refill since it was loaded: its turn began
-  bool in_line = false;            // its id is in OriginTable's line (StoredOrigin::in_line)
+  bool yielding : 1 = false;
+  bool refilled : 1 = false;           // a head refill since it was loaded: its turn began
+  bool in_line : 1 = false;            // its id is in OriginTable's line (StoredOrigin::in_line)
   // Its latest response time in ms, saturated (OriginPace; in the padding
   // after the flags).
   uint16_t response_ms = 0;

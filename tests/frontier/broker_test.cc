@@ -286,7 +286,7 @@ TEST_F(BrokerTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
   for (const auto& [key, value] : summary.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "finished", "done", "failed", "waiting", "leased", "retried", "pushbacks", "origins_backing_off",
-                      "held_by_server", "answered_429", "answered_503", "seen", "origins", "seconds",
+                      "held_by_server", "answered_429", "answered_503", "address_waits", "seen", "origins", "seconds",
                       "status_classes", "failure_reasons", "retry_reasons", "top_hosts", "failing_hosts",
                       "slowed_hosts", "resumed",
                       "already_finished", "seeds_skipped", "links", "malformed_messages", "curve_clients_rejected",
