@@ -126,6 +126,10 @@ int CrawlLauncher::Run() {
     case ProcessSupervisor::StartResult::kStarted:
       break;
   }
+  // Where to watch it from another terminal: the frontier's beacon in the
+  // state folder leads `./run status` there (common/crawl_beacon.h).
+  console_.Say("crawl: watch it with ./run status%s%s\n", out_dir == "crawl-out" ? "" : " ",
+               out_dir == "crawl-out" ? "" : out_dir.c_str());
   if (env_.make_display) {
     display_ = env_.make_display("tcp://127.0.0.1:" + std::to_string(frontier_port),
                                  "tcp://127.0.0.1:" + std::to_string(writer_port));

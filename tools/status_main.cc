@@ -1,5 +1,8 @@
-// zcrawl-status: `./run status [--frontier ENDPOINT] [--json]` asks a running
-// frontier how the crawl is going and prints its StatusReply: URL counts per
+// zcrawl-status: `./run status [OUT] [--frontier ENDPOINT] [--json]` asks a
+// running frontier how the crawl is going and prints its StatusReply: the
+// frontier of the crawl writing to OUT (default crawl-out; found through
+// OUT/.zcrawl/frontier.beacon, common/crawl_beacon.h), or the one at
+// --frontier. It shows URL counts per
 // state, the fetch rate, the longest per-origin queues and one row per
 // fetcher (leases, workers, last sign of life). Pointed at a writer, which
 // answers StatusRequest too, it shows what was stored.
@@ -12,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -19,6 +23,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/cli_config.h"
+#include "common/crawl_beacon.h"
 #include <zmq.hpp>
 
 #include "common/json_writer.h"
@@ -32,8 +37,14 @@
 namespace zcrawl {
 namespace {
 
+// Where `./run frontier` listens unless told otherwise (FrontierOptions::bind).
+constexpr const char* kDefaultFrontierEndpoint = "tcp://127.0.0.1:5570";
+
 struct StatusToolOptions {
-  std::string frontier = "tcp://127.0.0.1:5570";
+  // Given: that frontier. Not given: the one of the crawl writing to
+  // `out`, found through its beacon (common/crawl_beacon.h).
+  std::string frontier;
+  std::string out = "crawl-out";
   bool json = false;
   // Long enough for a busy frontier's broker loop, short enough that a
   // script polling a dead frontier does not hang.
@@ -273,10 +284,36 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
   return json.Take() + "\n";
 }
 
+// The frontier of the crawl writing to options.out, from its beacon; an
+// error saying why when no crawl runs there.
+Result<std::string> FindFrontier(const StatusToolOptions& options) {
+  auto beacon = ReadCrawlBeacon(options.out + "/.zcrawl");
+  if (!beacon.ok()) {
+    return NotFoundError("no crawl found in " + options.out + " (" + beacon.status().message() +
+                         "); give the crawl's output folder, or --frontier ENDPOINT");
+  }
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  switch (CrawlBeaconState(*beacon, now)) {
+    case BeaconState::kStopped:
+      return NotFoundError("no crawl running in " + options.out + "; it last ran until " +
+                           FormatUtc(beacon->stopped_ms) + " (stopped)");
+    case BeaconState::kSilent:
+      return NotFoundError("no crawl running in " + options.out + "; it last ran until " +
+                           FormatUtc(beacon->alive_ms) + " (it did not stop cleanly: killed, or its machine went down)");
+    case BeaconState::kRunning:
+      break;
+  }
+  return beacon->endpoints.front();
+}
+
 int Main(int argc, char** argv) {
   StatusToolOptions options;
-  CLI::App app{"zcrawl status: ask a running frontier how the crawl is going"};
-  app.add_option("--frontier", options.frontier, "Frontier endpoint")->capture_default_str();
+  CLI::App app{"zcrawl status: ask a running crawl's frontier how the crawl is going"};
+  app.add_option("out", options.out, "The crawl's output folder (--out), to find its frontier")
+      ->capture_default_str();
+  app.add_option("--frontier", options.frontier, "Frontier endpoint (default: the crawl writing to OUT)");
   app.add_flag("--json", options.json, "Print one JSON object instead of tables");
   app.add_option("--set-threads", options.set_threads,
                  "First set how many URLs fetchers (all, or --fetcher ID) work on at once")
@@ -287,6 +324,19 @@ int Main(int argc, char** argv) {
   app.add_option("--timeout-ms", options.timeout_ms, "Give up (exit 1) without a reply after this")
       ->capture_default_str()->check(CLI::Range(1, 3600000));
   if (auto exit = zcrawl::ParseSettings(app, "status", [&] { app.parse(argc, argv); })) return *exit;
+  if (options.frontier.empty()) {
+    auto found = FindFrontier(options);
+    // No beacon in the default folder: a frontier started alone
+    // (`./run frontier`, no --state) on its default endpoint.
+    if (!found.ok() && app.count("out") == 0 && !std::filesystem::exists(BeaconPath(options.out + "/.zcrawl"))) {
+      found = std::string(kDefaultFrontierEndpoint);
+    }
+    if (!found.ok()) {
+      std::cerr << "zcrawl-status: " << found.status().message() << "\n";
+      return 1;
+    }
+    options.frontier = *found;
+  }
   auto reply = RequestStatus(options);
   if (!reply.ok()) {
     std::cerr << "zcrawl-status: " << reply.status().message() << "\n";

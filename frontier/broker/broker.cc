@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cerrno>
+#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
@@ -102,6 +103,8 @@ Status Broker::Start() {
     spdlog::info("metrics on http://{}:{}/metrics", options_.metrics_bind, metrics_->port());
   }
 
+  beacon_started_wall_ms_ = clock_.WallMs();
+  RefreshBeacon(/*stopped=*/false);
   admitter_ =
       std::make_unique<LinkAdmitter>(*scope_, store_->canonicalizer(), known_, seen_.get(), options_.link_threads);
   if (already_finished_) return Status::Ok();
@@ -410,7 +413,27 @@ Status Broker::Run() {
   while (!done) {
     if (Status s = Step(options_.link.heartbeat_ms, &done); !s.ok()) return s;
   }
+  RefreshBeacon(/*stopped=*/true);
   return Status::Ok();
+}
+
+void Broker::RefreshBeacon(bool stopped) {
+  beacon_refreshed_ms_ = clock_.NowMs();
+  if (options_.state_dir.empty()) return;
+  CrawlBeacon beacon;
+  beacon.endpoints = ReachableEndpoints(options_.bind);
+  if (beacon.endpoints.empty()) return;  // nothing a tool could reach
+  if (metrics_) beacon.metrics = "http://" + options_.metrics_bind + ":" + std::to_string(metrics_->port()) + "/metrics";
+  beacon.pid = getpid();
+  beacon.started_ms = beacon_started_wall_ms_;
+  beacon.alive_ms = clock_.WallMs();
+  if (stopped) beacon.stopped_ms = beacon.alive_ms;
+  // A beacon that cannot be written costs `./run status` its way here,
+  // not the crawl: logged once per minute at most.
+  if (Status s = WriteCrawlBeacon(options_.state_dir, beacon); !s.ok() && clock_.NowMs() - beacon_error_ms_ >= 60000) {
+    beacon_error_ms_ = clock_.NowMs();
+    spdlog::warn("cannot write the crawl's beacon: {}", s.message());
+  }
 }
 
 Status Broker::Step(int max_wait_ms, bool* done) {
@@ -451,6 +474,7 @@ Status Broker::Step(int max_wait_ms, bool* done) {
 
   const int64_t now = clock_.NowMs();
   if (now - last_progress_ms_ >= kProgressIntervalMs) LogProgress(false);
+  if (now - beacon_refreshed_ms_ >= kBeaconRefreshMs) RefreshBeacon(/*stopped=*/false);
 
   // A continuous crawl ends only when nothing is scheduled either (failed
   // URLs are scheduled too, so in practice it runs until stopped): its

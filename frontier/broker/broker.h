@@ -22,6 +22,7 @@
 #include <zmq.hpp>
 
 #include "common/clock.h"
+#include "common/crawl_beacon.h"
 #include "common/counter_registry.h"
 #include "common/free_space.h"
 #include "common/heap_stats.h"
@@ -147,6 +148,9 @@ class Broker {
   void SetSpaceWait(SpaceWait::Source source, const std::string& detail);
   void AnnounceShutdown(const std::string& reason);
   void LogProgress(bool final);
+  // Writes the state folder's CrawlBeacon (common/crawl_beacon.h): at
+  // start, every kBeaconRefreshMs, and `stopped` at the end.
+  void RefreshBeacon(bool stopped);
   // Defines every count in registry_ (broker_reports.cc), once the parts
   // it reads exist.
   void DefineCounters();
@@ -197,6 +201,9 @@ class Broker {
   int64_t started_ms_ = 0;
   int64_t shutdown_started_ms_ = 0;
   int64_t last_progress_ms_ = 0;
+  int64_t beacon_refreshed_ms_ = 0;
+  int64_t beacon_started_wall_ms_ = 0;
+  int64_t beacon_error_ms_ = INT64_MIN / 2;
   uint64_t done_at_last_progress_ = 0;
   double pages_per_second_ = 0;
   CounterRegistry registry_;
