@@ -2,11 +2,12 @@
 // as the subdomains of a blog platform are, crawled with --per-host 2
 // --per-ip 4 (address_budgets.h). Judged by what the server saw: never
 // more than 4 page requests in progress at once, though the hosts' own
-// budgets would allow 100, and every page stored.
+// budgets would allow 100 and the fetcher's threads 16, and every page
+// stored.
 //
 // An origin's address is unknown until its first answer, so its first
-// request, robots.txt, is bounded by its own budget only: fifty of them may
-// be in progress at once. The claim is therefore about every request after
+// request, robots.txt, is bounded by its own budget only: as many as the
+// fetcher has threads (16) may be in progress at once. The claim is therefore about every request after
 // an origin's first, i.e. the page requests; robots.txt is answered as
 // slowly as the pages, so the caveat is real here and not hidden by a fast
 // answer.
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>

@@ -23,7 +23,7 @@ struct LoggedRequest {
   std::string host;
   std::string target;
   int64_t start_ms = 0;
-  int64_t end_ms = 0;
+  int64_t end_ms = 0;  // 0 when the handler does not record it
 };
 
 class RequestLog {
