@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <cerrno>
-#include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
@@ -415,25 +414,6 @@ Status Broker::Run() {
   }
   RefreshBeacon(/*stopped=*/true);
   return Status::Ok();
-}
-
-void Broker::RefreshBeacon(bool stopped) {
-  beacon_refreshed_ms_ = clock_.NowMs();
-  if (options_.state_dir.empty()) return;
-  CrawlBeacon beacon;
-  beacon.endpoints = ReachableEndpoints(options_.bind);
-  if (beacon.endpoints.empty()) return;  // nothing a tool could reach
-  if (metrics_) beacon.metrics = "http://" + options_.metrics_bind + ":" + std::to_string(metrics_->port()) + "/metrics";
-  beacon.pid = getpid();
-  beacon.started_ms = beacon_started_wall_ms_;
-  beacon.alive_ms = clock_.WallMs();
-  if (stopped) beacon.stopped_ms = beacon.alive_ms;
-  // A beacon that cannot be written costs `./run status` its way here,
-  // not the crawl: logged once per minute at most.
-  if (Status s = WriteCrawlBeacon(options_.state_dir, beacon); !s.ok() && clock_.NowMs() - beacon_error_ms_ >= 60000) {
-    beacon_error_ms_ = clock_.NowMs();
-    spdlog::warn("cannot write the crawl's beacon: {}", s.message());
-  }
 }
 
 Status Broker::Step(int max_wait_ms, bool* done) {

@@ -14,6 +14,8 @@
 #include "common/json_writer.h"
 #include "frontier/broker/broker.h"
 
+#include <unistd.h>
+
 namespace zcrawl::frontier {
 namespace {
 
@@ -367,6 +369,25 @@ void Broker::PublishMetrics() {
   if (!metrics_ || now - last_metrics_ms_ < 1000) return;
   last_metrics_ms_ = now;
   metrics_->Publish(registry_.MetricsText());
+}
+
+void Broker::RefreshBeacon(bool stopped) {
+  beacon_refreshed_ms_ = clock_.NowMs();
+  if (options_.state_dir.empty()) return;
+  CrawlBeacon beacon;
+  beacon.endpoints = ReachableEndpoints(options_.bind);
+  if (beacon.endpoints.empty()) return;  // nothing a tool could reach
+  if (metrics_) beacon.metrics = "http://" + options_.metrics_bind + ":" + std::to_string(metrics_->port()) + "/metrics";
+  beacon.pid = getpid();
+  beacon.started_ms = beacon_started_wall_ms_;
+  beacon.alive_ms = clock_.WallMs();
+  if (stopped) beacon.stopped_ms = beacon.alive_ms;
+  // A beacon that cannot be written costs `./run status` its way here,
+  // not the crawl: logged once per minute at most.
+  if (Status s = WriteCrawlBeacon(options_.state_dir, beacon); !s.ok() && clock_.NowMs() - beacon_error_ms_ >= 60000) {
+    beacon_error_ms_ = clock_.NowMs();
+    spdlog::warn("cannot write the crawl's beacon: {}", s.message());
+  }
 }
 
 }  // namespace zcrawl::frontier
