@@ -23,22 +23,19 @@
 #include <CLI/CLI.hpp>
 
 #include "common/cli_config.h"
-#include "common/crawl_beacon.h"
 #include <zmq.hpp>
 
 #include "common/json_writer.h"
 #include "common/process_identity.h"
 #include "common/status.h"
 #include "net/envelope_codec.h"
+#include "tools/frontier_client.h"
 #include "net/socket_security.h"
 #include "net/zmq_io.h"
 #include "zcrawl.pb.h"
 
 namespace zcrawl {
 namespace {
-
-// Where `./run frontier` listens unless told otherwise (FrontierOptions::bind).
-constexpr const char* kDefaultFrontierEndpoint = "tcp://127.0.0.1:5570";
 
 struct StatusToolOptions {
   // Given: that frontier. Not given: the one of the crawl writing to
@@ -56,51 +53,10 @@ struct StatusToolOptions {
 };
 
 Result<v1::StatusReply> RequestStatus(const StatusToolOptions& options) {
-  zmq::context_t context(1);
-  SocketSettings settings;
-  settings.linger_ms = 0;  // nothing worth delivering after we give up
-  settings.identity = "status-" + RandomHex(12);
-  auto socket = MakeSocket(context, zmq::socket_type::dealer, settings);
-  if (!socket.ok()) return socket.status();
-  if (Status s = SecureClientSocket(*socket, options.security, options.security.frontier_key); !s.ok()) {
-    return s;
-  }
-  if (Status s = Connect(*socket, options.frontier); !s.ok()) return s;
-
-  const std::string host = LocalHostName();
-  EnvelopeCodec codec(MakeRunId("status-" + (host.empty() ? "unknown" : host)));
-  v1::Envelope request;
-  request.mutable_status_request()->set_set_threads(options.set_threads);
-  request.mutable_status_request()->set_fetcher_id(options.fetcher_id);
-  if (Status s = SendFrame(*socket, codec.Encode(request)); !s.ok()) return s;
-
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
-  while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    zmq::pollitem_t item{static_cast<void*>(*socket), 0, ZMQ_POLLIN, 0};
-    try {
-      zmq::poll(&item, 1, left);
-    } catch (const zmq::error_t& e) {
-      if (e.num() == EINTR) return UnavailableError("interrupted");
-      return InternalError(std::string("poll: ") + e.what());
-    }
-    if (!(item.revents & ZMQ_POLLIN)) continue;
-    InboundMessage message;
-    Status s = ReceiveMessage(*socket, /*from_router=*/false, &message);
-    if (s.code() == StatusCode::kNotFound) continue;
-    if (!s.ok()) return s;
-    auto envelope = EnvelopeCodec::Decode(message.payload);
-    if (!envelope.ok()) return envelope.status();
-    if (envelope->has_status_reply()) return std::move(*envelope->mutable_status_reply());
-    if (envelope->has_reject()) {
-      return PermissionDeniedError("the frontier refused: " + envelope->reject().reason());
-    }
-    // Anything else (a heartbeat, say) is not for us; keep waiting.
-  }
-  return DeadlineExceededError("no reply from the frontier at " + options.frontier + " within " +
-                               std::to_string(options.timeout_ms) + " ms (is it running?)");
+  v1::StatusRequest request;
+  request.set_set_threads(options.set_threads);
+  request.set_fetcher_id(options.fetcher_id);
+  return AskFrontier(FrontierAddress{options.frontier, options.security, options.timeout_ms}, request);
 }
 
 std::string FormatRate(double rate) {
@@ -149,6 +105,7 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
   if (r.malformed_messages() > 0) {
     out += "malformed messages dropped: " + std::to_string(r.malformed_messages()) + "\n";
   }
+  if (r.paused()) out += "PAUSED by an operator: no new leases (./run control resume)\n";
   if (!r.waiting_for_space().empty()) out += "WAITING FOR SPACE: " + r.waiting_for_space() + "\n";
 
   if (r.top_hosts().empty()) {
@@ -233,6 +190,7 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
       .Key("duplicates").Uint(r.duplicates())
       .Key("malformed_messages").Uint(r.malformed_messages())
       .Key("waiting_for_space").String(r.waiting_for_space())
+      .Key("paused").Bool(r.paused())
       .Key("top_hosts").BeginArray();
   for (const auto& host : r.top_hosts()) {
     json.BeginObject()
@@ -284,30 +242,6 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
   return json.Take() + "\n";
 }
 
-// The frontier of the crawl writing to options.out, from its beacon; an
-// error saying why when no crawl runs there.
-Result<std::string> FindFrontier(const StatusToolOptions& options) {
-  auto beacon = ReadCrawlBeacon(options.out + "/.zcrawl");
-  if (!beacon.ok()) {
-    return NotFoundError("no crawl found in " + options.out + " (" + beacon.status().message() +
-                         "); give the crawl's output folder, or --frontier ENDPOINT");
-  }
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  switch (CrawlBeaconState(*beacon, now)) {
-    case BeaconState::kStopped:
-      return NotFoundError("no crawl running in " + options.out + "; it last ran until " +
-                           FormatUtc(beacon->stopped_ms) + " (stopped)");
-    case BeaconState::kSilent:
-      return NotFoundError("no crawl running in " + options.out + "; it last ran until " +
-                           FormatUtc(beacon->alive_ms) + " (it did not stop cleanly: killed, or its machine went down)");
-    case BeaconState::kRunning:
-      break;
-  }
-  return beacon->endpoints.front();
-}
-
 int Main(int argc, char** argv) {
   StatusToolOptions options;
   CLI::App app{"zcrawl status: ask a running crawl's frontier how the crawl is going"};
@@ -325,12 +259,7 @@ int Main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::Range(1, 3600000));
   if (auto exit = zcrawl::ParseSettings(app, "status", [&] { app.parse(argc, argv); })) return *exit;
   if (options.frontier.empty()) {
-    auto found = FindFrontier(options);
-    // No beacon in the default folder: a frontier started alone
-    // (`./run frontier`, no --state) on its default endpoint.
-    if (!found.ok() && app.count("out") == 0 && !std::filesystem::exists(BeaconPath(options.out + "/.zcrawl"))) {
-      found = std::string(kDefaultFrontierEndpoint);
-    }
+    auto found = FindFrontier(options.out, /*out_given=*/app.count("out") > 0);
     if (!found.ok()) {
       std::cerr << "zcrawl-status: " << found.status().message() << "\n";
       return 1;

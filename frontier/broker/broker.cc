@@ -291,7 +291,7 @@ void Broker::HandleReport(Peer& peer, v1::FetchReport& report) {
 }
 
 void Broker::Dispatch() {
-  if (finished_ || space_wait_.waiting()) return;
+  if (finished_ || space_wait_.waiting() || paused_) return;
   const int64_t now = clock_.NowMs();
   // Round-robin over fetchers with credit, starting after the last served.
   std::vector<Peer*> order;

@@ -158,7 +158,12 @@ class Broker {
   void PublishMetrics();
   // False (counted, logged) if the envelope could not be queued for the peer.
   bool Send(Peer& peer, v1::Envelope& envelope);
-  void SendStatus(Peer& peer);
+  void SendStatus(Peer& peer, const std::string& control_result = "");
+  // An operator's Control (broker_control.cc): applied, saved, logged;
+  // returns what changed, for the reply.
+  std::string ApplyControl(Peer& peer, const v1::Control& control);
+  // The controls kept in the state (a pause), after it is opened.
+  void RestoreControls();
   int PollTimeoutMs() const;
 
   const FrontierOptions& options_;
@@ -202,6 +207,7 @@ class Broker {
   int64_t shutdown_started_ms_ = 0;
   int64_t last_progress_ms_ = 0;
   int64_t beacon_refreshed_ms_ = 0;
+  bool paused_ = false;  // by an operator: no new leases
   int64_t beacon_started_wall_ms_ = 0;
   int64_t beacon_error_ms_ = INT64_MIN / 2;
   uint64_t done_at_last_progress_ = 0;

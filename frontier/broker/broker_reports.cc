@@ -104,6 +104,8 @@ void Broker::DefineCounters() {
   r.Add({.metric = "zcrawl_frontier_addresses_busy", .kind = kGauge,
          .help = "Server addresses with requests in flight, origins waiting or a delay running",
          .read = [this] { return uint64_t{scheduler_->addresses().tracked()}; }});
+  r.Add({.metric = "zcrawl_frontier_paused", .kind = kGauge, .help = "1 while an operator has paused the crawl",
+         .read = [this] { return uint64_t{paused_}; }});
   r.Add({.summary_key = "seen", .metric = "zcrawl_frontier_seen_urls", .kind = kGauge,
          .help = "URLs in the seen set", .status = StatusField(&v1::StatusReply::set_seen),
          .read = [this] { return seen_->size(); }});
@@ -308,6 +310,8 @@ void Broker::DefineCounters() {
 }
 
 void Broker::HandleStatusRequest(Peer& peer, const v1::StatusRequest& request) {
+  std::string control_result;
+  if (request.has_control()) control_result = ApplyControl(peer, request.control());
   if (request.set_threads() > 0) {
     for (auto& [id, fetcher] : peers_) {
       if (fetcher.role != v1::PEER_ROLE_FETCHER) continue;
@@ -318,13 +322,15 @@ void Broker::HandleStatusRequest(Peer& peer, const v1::StatusRequest& request) {
       spdlog::info("operator resizes fetcher={} threads={}", fetcher.sender_id, request.set_threads());
     }
   }
-  SendStatus(peer);
+  SendStatus(peer, control_result);
 }
 
-void Broker::SendStatus(Peer& peer) {
+void Broker::SendStatus(Peer& peer, const std::string& control_result) {
   v1::Envelope envelope;
   auto* status = envelope.mutable_status_reply();
   registry_.FillStatus(*status);
+  status->set_paused(paused_);
+  status->set_control_result(control_result);
   const int64_t now = clock_.NowMs();
   status->set_waiting_for_space(space_wait_.Describe(now));
   for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);

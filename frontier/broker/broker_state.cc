@@ -91,6 +91,7 @@ Status Broker::OpenState() {
     if (Status s = store_->Flush(); !s.ok()) return s;
   }
   counters_.admitted = limits_->admitted();
+  RestoreControls();
   const auto& counts = scheduler_->counts();
   if (store_->GetMeta("finished") == "1") {
     already_finished_ = true;
