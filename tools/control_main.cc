@@ -50,13 +50,9 @@ int Main(int argc, char** argv) {
     return 2;
   }
   request.mutable_control()->set_note(note);
-  if (address.endpoint.empty()) {
-    auto found = FindFrontier(out, /*out_given=*/words.size() == 2);
-    if (!found.ok()) {
-      std::cerr << "zcrawl-control: " << found.status().message() << "\n";
-      return 1;
-    }
-    address.endpoint = *found;
+  if (Status s = ResolveFrontier(out, words.size() == 2, &address.endpoint); !s.ok()) {
+    std::cerr << "zcrawl-control: " << s.message() << "\n";
+    return 1;
   }
   auto reply = AskFrontier(address, request);
   if (!reply.ok()) {

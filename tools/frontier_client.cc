@@ -6,6 +6,7 @@
 
 #include <zmq.hpp>
 
+#include "common/clock.h"
 #include "common/crawl_beacon.h"
 #include "common/process_identity.h"
 #include "net/envelope_codec.h"
@@ -22,10 +23,7 @@ Result<std::string> FindFrontier(const std::string& out, bool out_given) {
     return NotFoundError("no crawl found in " + out + " (" + beacon.status().message() +
                          "); give the crawl's output folder, or --frontier ENDPOINT");
   }
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  switch (CrawlBeaconState(*beacon, now)) {
+  switch (CrawlBeaconState(*beacon, RealClock::Get().WallMs())) {
     case BeaconState::kStopped:
       return NotFoundError("no crawl running in " + out + "; it last ran until " +
                            FormatUtc(beacon->stopped_ms) + " (stopped)");
@@ -36,6 +34,14 @@ Result<std::string> FindFrontier(const std::string& out, bool out_given) {
       break;
   }
   return beacon->endpoints.front();
+}
+
+Status ResolveFrontier(const std::string& out, bool out_given, std::string* endpoint) {
+  if (!endpoint->empty()) return Status::Ok();
+  auto found = FindFrontier(out, out_given);
+  if (!found.ok()) return found.status();
+  *endpoint = *found;
+  return Status::Ok();
 }
 
 Result<v1::StatusReply> AskFrontier(const FrontierAddress& address, const v1::StatusRequest& status_request) {

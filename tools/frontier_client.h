@@ -21,6 +21,8 @@ inline constexpr const char* kDefaultFrontierEndpoint = "tcp://127.0.0.1:5570";
 // the user did not name (`out_given` false), the default endpoint: a
 // frontier started alone (`./run frontier`, no --state).
 Result<std::string> FindFrontier(const std::string& out, bool out_given);
+// `*endpoint` as given, or, when empty, FindFrontier's.
+Status ResolveFrontier(const std::string& out, bool out_given, std::string* endpoint);
 
 struct FrontierAddress {
   std::string endpoint;

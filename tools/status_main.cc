@@ -12,10 +12,8 @@
 // peer). No reply within --timeout-ms is an error: exit 1. Single-threaded.
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -23,6 +21,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/cli_config.h"
+#include "common/clock.h"
 #include <zmq.hpp>
 
 #include "common/json_writer.h"
@@ -136,9 +135,7 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
     out += "\nhosts that pushed back (" + std::to_string(r.origins_backing_off()) + " backing off now, " +
            std::to_string(r.held_by_server()) + " URLs held for them):\n";
     std::vector<std::vector<std::string>> rows = {{"ORIGIN", "PUSHBACKS", "GAP_MS", "AT_ONCE", "BACKING OFF", "WHY"}};
-    const int64_t now_ms = static_cast<int64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count());
+    const int64_t now_ms = RealClock::Get().WallMs();
     for (const auto& host : r.slowed_hosts()) {
       const std::string since = host.backoff_since_ms() == 0
                                     ? "no"
@@ -258,13 +255,9 @@ int Main(int argc, char** argv) {
   app.add_option("--timeout-ms", options.timeout_ms, "Give up (exit 1) without a reply after this")
       ->capture_default_str()->check(CLI::Range(1, 3600000));
   if (auto exit = zcrawl::ParseSettings(app, "status", [&] { app.parse(argc, argv); })) return *exit;
-  if (options.frontier.empty()) {
-    auto found = FindFrontier(options.out, /*out_given=*/app.count("out") > 0);
-    if (!found.ok()) {
-      std::cerr << "zcrawl-status: " << found.status().message() << "\n";
-      return 1;
-    }
-    options.frontier = *found;
+  if (Status s = ResolveFrontier(options.out, app.count("out") > 0, &options.frontier); !s.ok()) {
+    std::cerr << "zcrawl-status: " << s.message() << "\n";
+    return 1;
   }
   auto reply = RequestStatus(options);
   if (!reply.ok()) {
