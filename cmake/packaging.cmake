@@ -3,7 +3,7 @@
 #
 # `cmake --install` and CPack both use these rules. The package installs
 # under /usr (CPack's default prefix for DEB):
-#   /usr/bin/zcrawl-*                  the seven programs
+#   /usr/bin/zcrawl-*                  the programs of deploy/programs.txt
 #   /usr/lib/systemd/system/           the units of deploy/systemd/
 #   /usr/share/doc/zcrawl/             README.md, docs/*.md, examples/ (deploy/config/)
 # and its postinst (deploy/debian/postinst) creates the system user zcrawl.
@@ -16,9 +16,7 @@ include(GNUInstallDirs)
 # programs, and tools/make_package.sh checks they are there.
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
 
-install(TARGETS
-    zcrawl-frontier zcrawl-fetcher zcrawl-writer zcrawl-local zcrawl-crawl zcrawl-inspect zcrawl-status zcrawl-keys
-  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS ${ZCRAWL_PROGRAMS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # lib/, not GNUInstallDirs' multiarch libdir: /usr/lib/systemd/system, the
 # same folder as /lib/systemd/system on Debian 12 (merged /usr). The units

@@ -121,4 +121,14 @@ std::string Url::origin_key() const {
   return key;
 }
 
+std::string_view HostOfOrigin(std::string_view origin) {
+  const size_t scheme_end = origin.find("://");
+  std::string_view rest = scheme_end == std::string_view::npos ? origin : origin.substr(scheme_end + 3);
+  if (!rest.empty() && rest.front() == '[') {
+    const size_t close = rest.find(']');
+    return close == std::string_view::npos ? rest : rest.substr(0, close + 1);
+  }
+  return rest.substr(0, rest.find(':'));
+}
+
 }  // namespace zcrawl

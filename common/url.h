@@ -120,4 +120,8 @@ class Url {
   bool has_dot_prefix_ = false;  // "/." inserted before a path starting "//"
 };
 
+// The host of an origin key (Url::origin_key): "https://a.example:8443"
+// -> "a.example", "http://[::1]:80" -> "[::1]".
+std::string_view HostOfOrigin(std::string_view origin);
+
 }  // namespace zcrawl

@@ -21,6 +21,10 @@ namespace zcrawl::launcher {
 
 // The exit code of a crawl that finished without fetching a single page.
 constexpr int kNothingFetched = 3;
+// The exit code of a crawl stopped before its end (Ctrl-C, or an
+// operator's `./run control stop`: the frontier then exits 0 with a
+// summary that says it did not finish); it resumes where it stopped.
+constexpr int kStopped = 130;
 
 struct CrawlEnd {
   // The crawl had finished before this launch: nothing was crawled now.

@@ -155,11 +155,12 @@ int CrawlLauncher::PrintSummary(int result, uint32_t frontier_restarts) {
   std::ifstream in(summary_file_);
   std::string summary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   while (!summary.empty() && summary.back() == '\n') summary.pop_back();
-  console_.Say("crawl: %s after %.1f s; output in %s\n",
-               result == 0 ? "finished" : (result == 130 ? "stopped" : "failed"), seconds, out_dir.c_str());
-  if (display_ && !summary.empty()) display_->PrintSummary(summary, seconds, result == 0);
-  PrintWriterSummary();
   const CrawlEnd end = JudgeCrawlEnd(summary, result, frontier_restarts);
+  const int said = end.exit_code == kNothingFetched ? 0 : end.exit_code;
+  console_.Say("crawl: %s after %.1f s; output in %s\n",
+               said == 0 ? "finished" : (said == kStopped ? "stopped" : "failed"), seconds, out_dir.c_str());
+  if (display_ && !summary.empty()) display_->PrintSummary(summary, seconds, said == 0);
+  PrintWriterSummary();
   if (end.finished_earlier) {
     console_.Say("crawl: the crawl in %s had already finished; --fresh starts it over\n", out_dir.c_str());
   }

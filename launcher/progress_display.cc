@@ -114,6 +114,7 @@ std::string ProgressDisplay::Line() const {
   std::string line(buf, static_cast<size_t>(n));
   if (writer_status_) line += "  " + Bytes(writer_status_->bytes_stored()) + " stored";
   if (f.paused()) line += "  PAUSED (./run control resume)";
+  if (f.draining()) line += "  DRAINING";
   if (!f.waiting_for_space().empty()) line += "  WAITING FOR SPACE: " + f.waiting_for_space();
   if (f.max_pages() > 0 && f.pages_per_second() > 0.1) {
     const double remaining = static_cast<double>(f.max_pages()) - static_cast<double>(f.done() + f.failed());

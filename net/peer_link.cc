@@ -29,6 +29,7 @@ Status PeerLink::Connect() {
   if (Status s = SecureClientSocket(socket_, settings_.security, settings_.server_key_file); !s.ok()) {
     return s;
   }
+  if (!settings_.server_key_file.empty()) handshakes_.Start(context_, socket_);
   if (Status s = zcrawl::Connect(socket_, settings_.endpoint); !s.ok()) return s;
   const int64_t now = clock_.NowMs();
   last_connect_ms_ = now;
@@ -39,9 +40,14 @@ Status PeerLink::Connect() {
 bool PeerLink::ReconnectIfDue() {
   const int64_t now = clock_.NowMs();
   if (now - last_connect_ms_ < backoff_ms_) return false;
-  spdlog::warn("{} silent for {} ms; reconnecting endpoint={} backoff_ms={}", settings_.name,
-               liveness_.silent_ms(now), settings_.endpoint, backoff_ms_);
+  if (const std::string why = HandshakeDiagnosis(); !why.empty()) {
+    spdlog::error("{}; reconnecting backoff_ms={}", why, backoff_ms_);
+  } else {
+    spdlog::warn("{} silent for {} ms; reconnecting endpoint={} backoff_ms={}", settings_.name,
+                 liveness_.silent_ms(now), settings_.endpoint, backoff_ms_);
+  }
   backoff_ms_ = std::min(backoff_ms_ * 2, settings_.timing.reconnect_max_ms);
+  handshakes_.Stop();
   socket_.close();
   if (Status s = Connect(); !s.ok()) {
     spdlog::error("{} reconnect failed: {}", settings_.name, s.message());

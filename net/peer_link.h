@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/status.h"
 #include "net/envelope_codec.h"
+#include "net/handshake_watch.h"
 #include "net/liveness_options.h"
 #include "net/peer_liveness.h"
 #include "net/security_options.h"
@@ -48,6 +49,12 @@ class PeerLink {
   bool PeerSilentTooLong() const;
 
   zmq::socket_t& socket() { return socket_; }
+  // With CURVE: why no handshake completed since the last connect (the
+  // server refused our key, or ours does not fit it); empty otherwise.
+  std::string HandshakeDiagnosis() {
+    handshakes_.Poll();
+    return handshakes_.Diagnosis(settings_.name, settings_.endpoint);
+  }
   const std::string& name() const { return settings_.name; }
 
  private:
@@ -56,6 +63,7 @@ class PeerLink {
   EnvelopeCodec& codec_;
   const Clock& clock_;
   zmq::socket_t socket_;
+  HandshakeWatch handshakes_;  // with CURVE: refused or completed
   PeerLiveness liveness_;
   int64_t last_connect_ms_ = 0;
   int64_t backoff_ms_;

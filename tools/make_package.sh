@@ -17,7 +17,8 @@ BUILD_DIR="$(cd "$1" && pwd)"
   die "$BUILD_DIR has no CPackConfig.cmake: configure it with cmake first (./run package does)"
 
 # CPack installs what is built and builds nothing itself.
-PROGRAMS=(zcrawl-frontier zcrawl-fetcher zcrawl-writer zcrawl-crawl zcrawl-inspect zcrawl-status zcrawl-keys zcrawl-index zcrawl-pack)
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mapfile -t PROGRAMS < <(grep -v '^#' "$REPO/deploy/programs.txt")
 missing=()
 for p in "${PROGRAMS[@]}"; do
   [ -x "$BUILD_DIR/bin/$p" ] || missing+=("$p")

@@ -86,8 +86,20 @@ std::string Table(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
+// A writer answers StatusRequest with what it stored only; a frontier
+// always knows a URL and an origin (its seeds), so a reply with neither is
+// a writer's (PROTOCOL.md 3.4).
+bool IsWriterReply(const v1::StatusReply& r) { return r.seen() == 0 && r.hosts() == 0 && r.fetchers().empty(); }
+
 std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& r) {
   std::string out;
+  if (IsWriterReply(r)) {
+    return "writer " + options.frontier + ":" +
+           (r.uptime_ms() > 0 ? " up " + FormatRate(static_cast<double>(r.uptime_ms()) / 1000.0) + " s" : "") +
+           (r.waiting_for_space().empty() ? "" : " WAITING FOR SPACE: " + r.waiting_for_space()) +
+           "\nstored: pages=" + std::to_string(r.pages_stored()) + " bytes=" + std::to_string(r.bytes_stored()) +
+           " duplicates=" + std::to_string(r.duplicates()) + "\n";
+  }
   out += "frontier " + options.frontier + ": " + (r.finished() ? "finished" : "running") +
          ", up " + FormatRate(static_cast<double>(r.uptime_ms()) / 1000.0) + " s\n";
   out += "urls: waiting=" + std::to_string(r.waiting()) + " leased=" + std::to_string(r.leased()) +
@@ -105,6 +117,11 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
     out += "malformed messages dropped: " + std::to_string(r.malformed_messages()) + "\n";
   }
   if (r.paused()) out += "PAUSED by an operator: no new leases (./run control resume)\n";
+  if (r.draining()) out += "DRAINING by an operator: no new URLs admitted; ends when what is known is done\n";
+  if (!r.blocks().empty() || !r.overrides().empty()) {
+    out += "operator rules: " + std::to_string(r.blocks_size()) + " blocks, " + std::to_string(r.overrides_size()) +
+           " politeness overrides (./run control blocks)\n";
+  }
   if (!r.waiting_for_space().empty()) out += "WAITING FOR SPACE: " + r.waiting_for_space() + "\n";
 
   if (r.top_hosts().empty()) {
@@ -144,6 +161,17 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
                                                    1000) + " s";
       rows.push_back({host.host(), std::to_string(host.pushbacks()), std::to_string(host.gap_ms()),
                       std::to_string(host.concurrency()), since, host.last_failure()});
+    }
+    out += Table(rows);
+  }
+
+  if (!r.addresses().empty()) {
+    // Origins on one server share --per-ip (address_budgets.h).
+    out += "\nserver addresses (" + std::to_string(r.addresses_busy()) + " with requests now, busiest):\n";
+    std::vector<std::vector<std::string>> rows = {{"ADDRESS", "IN_FLIGHT", "ORIGINS_WAITING", "DELAY_LEFT_MS"}};
+    for (const auto& a : r.addresses()) {
+      rows.push_back({a.address().empty() ? "(not yet named)" : a.address(), std::to_string(a.in_flight()),
+                      std::to_string(a.origins_waiting()), std::to_string(a.delay_left_ms())});
     }
     out += Table(rows);
   }
@@ -188,6 +216,9 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
       .Key("malformed_messages").Uint(r.malformed_messages())
       .Key("waiting_for_space").String(r.waiting_for_space())
       .Key("paused").Bool(r.paused())
+      .Key("draining").Bool(r.draining())
+      .Key("blocks").Uint(static_cast<uint64_t>(r.blocks_size()))
+      .Key("overrides").Uint(static_cast<uint64_t>(r.overrides_size()))
       .Key("top_hosts").BeginArray();
   for (const auto& host : r.top_hosts()) {
     json.BeginObject()
@@ -219,6 +250,15 @@ std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& 
         .Key("concurrency").Uint(host.concurrency())
         .Key("backoff_since_ms").Uint(host.backoff_since_ms())
         .Key("last_failure").String(host.last_failure())
+        .EndObject();
+  }
+  json.EndArray().Key("addresses_busy").Uint(r.addresses_busy()).Key("addresses").BeginArray();
+  for (const auto& a : r.addresses()) {
+    json.BeginObject()
+        .Key("address").String(a.address())
+        .Key("in_flight").Uint(a.in_flight())
+        .Key("origins_waiting").Uint(a.origins_waiting())
+        .Key("delay_left_ms").Uint(a.delay_left_ms())
         .EndObject();
   }
   json.EndArray().Key("fetchers").BeginArray();

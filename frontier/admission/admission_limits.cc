@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/hash_mix.h"
+#include "common/url.h"
 #include "frontier/admission/registrable_domain.h"
 #include "frontier/store/url_fingerprint.h"
 

@@ -72,7 +72,9 @@ AdmissionResult LinkAdmitter::Admit(const AdmissionJob& job) const {
       if (rejected == ScopePolicy::kQueryParams) ++result.query_params;
       continue;
     }
-    const UrlKey key = canonical_.KeyOf(url.href());
+    bool canonicalized = false;
+    const UrlKey key = canonical_.KeyOf(url.href(), &canonicalized);
+    result.canonicalized += canonicalized;
     fingerprints.push_back(key.fingerprint);
     in_scope.push_back(InScope{std::move(url), key, embed_hops, &link});
   }

@@ -83,6 +83,9 @@ struct AdmissionResult {
   uint64_t url_length = 0;
   uint64_t path_repeat = 0;
   uint64_t query_params = 0;
+  // In scope, keyed by a canonical form other than their text (session
+  // ids removed: UrlCanonicalizer), new or not.
+  uint64_t canonicalized = 0;
   uint64_t duplicates = 0;    // known to the KnownUrlCache or the store
   uint64_t cache_hits = 0;    // of duplicates, those the cache knew
   // Duplicates to put in the cache again: found in its older generation,

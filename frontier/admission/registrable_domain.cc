@@ -29,14 +29,4 @@ std::string RegistrableDomain(std::string_view host) {
   return domain ? std::string(domain) : name;
 }
 
-std::string_view HostOfOrigin(std::string_view origin) {
-  const size_t scheme_end = origin.find("://");
-  std::string_view rest = scheme_end == std::string_view::npos ? origin : origin.substr(scheme_end + 3);
-  if (!rest.empty() && rest.front() == '[') {
-    const size_t close = rest.find(']');
-    return close == std::string_view::npos ? rest : rest.substr(0, close + 1);
-  }
-  return rest.substr(0, rest.find(':'));
-}
-
 }  // namespace zcrawl::frontier

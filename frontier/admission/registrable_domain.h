@@ -18,7 +18,4 @@ namespace zcrawl::frontier {
 // `host`: lower-case ASCII (punycode) host name as Url::hostname() gives it.
 std::string RegistrableDomain(std::string_view host);
 
-// "scheme://host[:port]" -> host.
-std::string_view HostOfOrigin(std::string_view origin);
-
 }  // namespace zcrawl::frontier

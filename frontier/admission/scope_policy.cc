@@ -3,6 +3,8 @@
 #include <regex.h>
 
 #include <atomic>
+#include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 
 #include "common/ascii.h"
@@ -114,6 +116,18 @@ Result<ScopePolicy> ScopePolicy::Create(ScopeOptions options) {
   return policy;
 }
 
+struct ScopePolicy::AddedHosts {
+  std::atomic<bool> any{false};  // read first: no lock until a host was added
+  mutable std::shared_mutex mutex;
+  std::unordered_set<std::string> hosts;
+};
+
+void ScopePolicy::AddHosts(const std::vector<std::string>& hosts) {
+  std::unique_lock lock(added_->mutex);
+  for (const auto& host : hosts) added_->hosts.insert(AsciiLower(host));
+  added_->any.store(!added_->hosts.empty(), std::memory_order_release);
+}
+
 ScopePolicy::ScopePolicy(ScopeOptions options) {
   if (Status s = Init(std::move(options)); !s.ok()) throw std::invalid_argument(s.message());
 }
@@ -124,6 +138,7 @@ ScopePolicy& ScopePolicy::operator=(ScopePolicy&&) noexcept = default;
 
 Status ScopePolicy::Init(ScopeOptions options) {
   options_ = std::move(options);
+  added_ = std::make_unique<AddedHosts>();
   for (const auto& host : options_.seed_hosts) hosts_.insert(AsciiLower(host));
   for (auto& domain : options_.rules.allow_domains) {
     domain = AsciiLower(domain);
@@ -149,6 +164,10 @@ Status ScopePolicy::Init(ScopeOptions options) {
 bool ScopePolicy::HostAllowed(std::string_view host) const {
   if (options_.any_host) return !host.empty();
   if (hosts_.count(std::string(host))) return true;
+  if (added_ && added_->any.load(std::memory_order_acquire)) {
+    std::shared_lock lock(added_->mutex);
+    if (added_->hosts.count(std::string(host))) return true;
+  }
   for (const auto& domain : options_.rules.allow_domains) {
     if (host == domain) return true;
     if (host.size() > domain.size() && host.ends_with(domain) &&

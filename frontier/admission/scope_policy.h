@@ -78,8 +78,14 @@ class ScopePolicy {
   // trap guards and deny patterns apply as to links.
   std::string_view RejectEmbed(const Url& url, uint32_t parent_embed_hops, uint32_t* embed_hops) const;
 
+  // Adds hosts to the scope while the crawl runs (`./run control add-seeds
+  // --widen`); safe while other threads call Reject. The broker keeps them
+  // in its state and adds them again after a restart.
+  void AddHosts(const std::vector<std::string>& hosts);
+
  private:
   class PatternSet;  // one list of patterns, compiled (scope_policy.cc)
+  struct AddedHosts;  // AddHosts' set and its lock (scope_policy.cc)
 
   ScopePolicy() = default;
   Status Init(ScopeOptions options);
@@ -92,6 +98,7 @@ class ScopePolicy {
   std::unordered_set<std::string> hosts_;
   std::unique_ptr<PatternSet> allow_;  // null when no allow patterns
   std::unique_ptr<PatternSet> deny_;   // null when no deny patterns
+  std::unique_ptr<AddedHosts> added_;
 };
 
 }  // namespace zcrawl::frontier

@@ -20,8 +20,6 @@ namespace {
 
 constexpr int64_t kProgressIntervalMs = 5000;
 constexpr uint32_t kMaxCredit = 100000;
-// How long a fetcher whose WorkBatch could not be sent gets no work.
-constexpr int64_t kUnsentRetryMs = 100;
 
 std::string MakeSenderId() { return MakeRunId("frontier"); }
 
@@ -232,6 +230,10 @@ void Broker::HandleReady(Peer& peer, const v1::Envelope& envelope) {
     if (peer.role == v1::PEER_ROLE_FETCHER) *heartbeat->mutable_network_policy() = network_policy_;
   }
   Send(peer, reply);
+  // An operator's thread count holds for fetchers that join later too.
+  if (!finished_ && peer.role == v1::PEER_ROLE_FETCHER && controls_.threads() > 0) {
+    SendThreads(controls_.threads(), peer.sender_id);
+  }
 }
 
 void Broker::HandleReport(Peer& peer, v1::FetchReport& report) {
@@ -288,48 +290,6 @@ void Broker::HandleReport(Peer& peer, v1::FetchReport& report) {
   job.parent = std::move(parent);
   ++pending_admissions_;
   admitter_->Submit(std::move(job));
-}
-
-void Broker::Dispatch() {
-  if (finished_ || space_wait_.waiting() || paused_) return;
-  const int64_t now = clock_.NowMs();
-  // Round-robin over fetchers with credit, starting after the last served.
-  std::vector<Peer*> order;
-  for (auto& [id, peer] : peers_) {
-    if (peer.role == v1::PEER_ROLE_FETCHER && peer.credit > 0 && peer.dispatch_after_ms <= now) {
-      order.push_back(&peer);
-    }
-  }
-  if (order.empty()) return;
-  std::stable_partition(order.begin(), order.end(),
-                        [&](Peer* p) { return p->identity > last_dispatched_; });
-  bool progress = true;
-  while (progress) {
-    progress = false;
-    for (Peer* peer : order) {
-      if (peer->credit == 0 || peer->dispatch_after_ms > now) continue;
-      const uint32_t want = std::min(peer->credit, options_.max_batch);
-      auto items = scheduler_->Lease(peer->identity, want);
-      if (items.empty()) return;  // nothing ready for anyone
-      v1::Envelope envelope;
-      auto* batch = envelope.mutable_work_batch();
-      for (auto& item : items) *batch->add_items() = std::move(item);
-      last_dispatched_ = peer->identity;
-      if (!Send(*peer, envelope)) {
-        // Never delivered: its leases go back now, not at their expiry, and
-        // the credit stays, so the next turn tries again (a peer that is
-        // gone for good is dropped by the liveness check).
-        std::vector<uint64_t> ids;
-        for (const auto& item : batch->items()) ids.push_back(item.lease_id());
-        scheduler_->ReturnUnsent(ids);
-        counters_.leases_unsent += ids.size();
-        peer->dispatch_after_ms = now + kUnsentRetryMs;
-        continue;
-      }
-      peer->credit -= static_cast<uint32_t>(batch->items_size());
-      progress = true;
-    }
-  }
 }
 
 uint64_t Broker::OriginStateBytes() const {
@@ -418,8 +378,12 @@ Status Broker::Run() {
 
 Status Broker::Step(int max_wait_ms, bool* done) {
   *done = false;
-  if (ShutdownSignal::Requested()) {
-    spdlog::info("frontier stopping on signal {}", ShutdownSignal::SignalNumber());
+  if (ShutdownSignal::Requested() || stop_requested_) {
+    if (stop_requested_) {
+      spdlog::info("frontier stopping: an operator's stop");
+    } else {
+      spdlog::info("frontier stopping on signal {}", ShutdownSignal::SignalNumber());
+    }
     AnnounceShutdown("stopped by operator");
     LogProgress(false);
     CommitState(/*force=*/true);

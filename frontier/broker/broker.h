@@ -7,7 +7,9 @@
 //   MemoryBalancer  RAM within --memory-mb across the parts
 //   CounterRegistry every count, once, for the summary, metrics and status
 // and decides the end of the crawl (nothing waiting, nothing leased, no
-// links being admitted). broker.cc routes; broker_state.cc records,
+// links being admitted). broker.cc routes; broker_dispatch.cc hands work
+// to fetchers; broker_control.cc applies the operator's controls;
+// broker_state.cc records,
 // broker_reports.cc defines the counts, broker_refetch.cc and
 // broker_recrawl.cc are a continuous crawl's and a recrawl's inputs.
 //
@@ -29,6 +31,7 @@
 #include "common/metrics_server.h"
 #include "common/status.h"
 #include "frontier/admission/admission_limits.h"
+#include "frontier/control/crawl_controls.h"
 #include "frontier/scheduler/crawl_scheduler.h"
 #include "frontier/frontier_options.h"
 #include "frontier/seen/known_url_cache.h"
@@ -59,8 +62,13 @@ struct BrokerCounters {
   // and of links_over_limit (query_variants).
   uint64_t links_url_length = 0;
   uint64_t links_path_repeat = 0;
+  uint64_t links_canonicalized = 0;
   uint64_t links_query_params = 0;
   uint64_t links_query_variants = 0;
+  // New links an operator's block refused, and those refused while the
+  // crawl drains (broker_control.cc).
+  uint64_t links_blocked = 0;
+  uint64_t links_draining = 0;
   uint64_t admitted = 0;
   uint64_t peers_joined = 0;    // READY from a connection the frontier did not know (writers too)
   uint64_t peers_rejoined = 0;  // READY from a fetcher it knew: reconnected before declared lost
@@ -162,8 +170,16 @@ class Broker {
   // An operator's Control (broker_control.cc): applied, saved, logged;
   // returns what changed, for the reply.
   std::string ApplyControl(Peer& peer, const v1::Control& control);
-  // The controls kept in the state (a pause), after it is opened.
+  // The controls kept in the state, after it is opened.
   void RestoreControls();
+  // add-seeds: admits what the scope allows (or widens it); says what
+  // was admitted and refuses bad lines by their number.
+  std::string AddSeeds(const v1::AddSeeds& request);
+  // Asks fetchers (all, or the one `fetcher_id` names) for `threads`.
+  void SendThreads(uint32_t threads, const std::string& fetcher_id);
+  // Candidates an operator's block or a drain refuses leave `result`
+  // before they are claimed, so an unblock lets later links in.
+  void RefuseControlled(AdmissionResult& result);
   int PollTimeoutMs() const;
 
   const FrontierOptions& options_;
@@ -207,7 +223,8 @@ class Broker {
   int64_t shutdown_started_ms_ = 0;
   int64_t last_progress_ms_ = 0;
   int64_t beacon_refreshed_ms_ = 0;
-  bool paused_ = false;  // by an operator: no new leases
+  CrawlControls controls_;      // pause, drain, blocks, overrides (frontier/control)
+  bool stop_requested_ = false;  // by an operator's Stop: as a signal
   int64_t beacon_started_wall_ms_ = 0;
   int64_t beacon_error_ms_ = INT64_MIN / 2;
   uint64_t done_at_last_progress_ = 0;

@@ -103,9 +103,13 @@ void Broker::DefineCounters() {
          .read = [this] { return scheduler_->addresses().waits(); }});
   r.Add({.metric = "zcrawl_frontier_addresses_busy", .kind = kGauge,
          .help = "Server addresses with requests in flight, origins waiting or a delay running",
+         .status = StatusField(&v1::StatusReply::set_addresses_busy),
          .read = [this] { return uint64_t{scheduler_->addresses().tracked()}; }});
   r.Add({.metric = "zcrawl_frontier_paused", .kind = kGauge, .help = "1 while an operator has paused the crawl",
-         .read = [this] { return uint64_t{paused_}; }});
+         .read = [this] { return uint64_t{controls_.paused()}; }});
+  r.Add({.metric = "zcrawl_frontier_draining", .kind = kGauge,
+         .help = "1 while an operator drains the crawl (no new URLs admitted)",
+         .read = [this] { return uint64_t{controls_.draining()}; }});
   r.Add({.summary_key = "seen", .metric = "zcrawl_frontier_seen_urls", .kind = kGauge,
          .help = "URLs in the seen set", .status = StatusField(&v1::StatusReply::set_seen),
          .read = [this] { return seen_->size(); }});
@@ -152,6 +156,13 @@ void Broker::DefineCounters() {
   r.Add({.summary_key = "links.query_variants", .metric = "zcrawl_frontier_links_query_variants_total",
          .kind = kCounter, .help = "New links refused: their path had --max-query-variants URLs with a query",
          .read = [this] { return counters_.links_query_variants; }});
+  r.Add({.summary_key = "links.blocked", .metric = "zcrawl_frontier_links_blocked_total", .kind = kCounter,
+         .help = "New links refused by an operator's block", .read = [this] { return counters_.links_blocked; }});
+  r.Add({.summary_key = "links.draining", .metric = "zcrawl_frontier_links_draining_total", .kind = kCounter,
+         .help = "New links refused while the crawl drains", .read = [this] { return counters_.links_draining; }});
+  r.Add({.summary_key = "links.canonicalized", .metric = "zcrawl_frontier_links_canonicalized_total",
+         .kind = kCounter, .help = "Links keyed by a canonical form other than their text (session ids removed)",
+         .read = [this] { return counters_.links_canonicalized; }});
   r.Add({.metric = "zcrawl_frontier_links_duplicate_total", .kind = kCounter, .help = "Links to URLs already known",
          .read = [this] { return counters_.links_duplicate; }});
   r.Add({.summary_key = "malformed_messages", .metric = "zcrawl_frontier_malformed_messages_total",
@@ -312,16 +323,7 @@ void Broker::DefineCounters() {
 void Broker::HandleStatusRequest(Peer& peer, const v1::StatusRequest& request) {
   std::string control_result;
   if (request.has_control()) control_result = ApplyControl(peer, request.control());
-  if (request.set_threads() > 0) {
-    for (auto& [id, fetcher] : peers_) {
-      if (fetcher.role != v1::PEER_ROLE_FETCHER) continue;
-      if (!request.fetcher_id().empty() && fetcher.sender_id != request.fetcher_id()) continue;
-      v1::Envelope resize;
-      resize.mutable_set_threads()->set_threads(request.set_threads());
-      Send(fetcher, resize);
-      spdlog::info("operator resizes fetcher={} threads={}", fetcher.sender_id, request.set_threads());
-    }
-  }
+  if (request.set_threads() > 0) SendThreads(request.set_threads(), request.fetcher_id());
   SendStatus(peer, control_result);
 }
 
@@ -329,13 +331,23 @@ void Broker::SendStatus(Peer& peer, const std::string& control_result) {
   v1::Envelope envelope;
   auto* status = envelope.mutable_status_reply();
   registry_.FillStatus(*status);
-  status->set_paused(paused_);
+  status->set_paused(controls_.paused());
+  status->set_draining(controls_.draining());
+  for (auto& rule : controls_.blocks().Rules()) *status->add_blocks() = std::move(rule);
+  for (auto& rule : controls_.overrides().Rules()) *status->add_overrides() = std::move(rule);
   status->set_control_result(control_result);
   const int64_t now = clock_.NowMs();
   status->set_waiting_for_space(space_wait_.Describe(now));
   for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);
   for (auto& q : scheduler_->FailingOrigins(10)) *status->add_failing_hosts() = std::move(q);
   for (auto& q : scheduler_->SlowedOrigins(10)) *status->add_slowed_hosts() = std::move(q);
+  for (const auto& a : scheduler_->addresses().Busiest(10, now)) {
+    auto* row = status->add_addresses();
+    row->set_address(a.address);
+    row->set_in_flight(a.in_flight);
+    row->set_origins_waiting(a.origins_waiting);
+    row->set_delay_left_ms(static_cast<uint64_t>(a.delay_left_ms));
+  }
   for (const auto& [id, p] : peers_) {
     if (p.role != v1::PEER_ROLE_FETCHER) continue;
     auto* row = status->add_fetchers();

@@ -55,6 +55,7 @@ Status Broker::OpenState() {
   seen_ = std::make_unique<SeenSet>(*store_, known_, budget_.filter_bytes, store_->resumed(),
                                     std::strtoull(store_->GetMeta("seen_urls").c_str(), nullptr, 10));
   scheduler_ = std::make_unique<CrawlScheduler>(ToSchedulerOptions(options_), clock_, store_.get());
+  scheduler_->UseControls(&controls_.blocks(), &controls_.overrides());
   if (options_.continuous) refetch_ = std::make_unique<RefetchSchedule>(*store_);
   scheduler_->set_final_state_handler(
       [this](const UrlRecord& record, UrlState state, const std::string& reason) {
@@ -192,10 +193,12 @@ void Broker::AdmitResult(AdmissionResult& result) {
   counters_.links_out_of_scope += result.out_of_scope;
   counters_.links_url_length += result.url_length;
   counters_.links_path_repeat += result.path_repeat;
+  counters_.links_canonicalized += result.canonicalized;
   counters_.links_query_params += result.query_params;
   counters_.links_duplicate += result.duplicates;
   seen_->CountLinkCacheHits(result.cache_hits);
   known_.Insert(result.refresh);  // keeps URLs linked all the time past a rotation
+  RefuseControlled(result);
   std::vector<UrlKey> keys;
   keys.reserve(result.candidates.size());
   for (const CandidateUrl& url : result.candidates) keys.push_back(url.key);
@@ -222,6 +225,20 @@ void Broker::AdmitResult(AdmissionResult& result) {
                         /*soon=*/url.embed);
   }
   RecordParent(result.parent);
+}
+
+void Broker::RefuseControlled(AdmissionResult& result) {
+  if (controls_.draining()) {
+    counters_.links_draining += result.candidates.size();
+    result.candidates.clear();
+    return;
+  }
+  if (controls_.blocks().empty()) return;
+  std::erase_if(result.candidates, [&](const CandidateUrl& url) {
+    if (controls_.blocks().Match(url.url, url.origin) == nullptr) return false;
+    ++counters_.links_blocked;
+    return true;
+  });
 }
 
 void Broker::DrainAdmissions() {

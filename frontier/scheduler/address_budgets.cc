@@ -23,6 +23,9 @@ int64_t AddressBudgets::ReadyMs(uint32_t key, int64_t now_ms) const {
 void AddressBudgets::Leased(uint32_t key, int64_t now_ms) {
   if (key == 0 || !enabled()) return;
   Budget& b = budgets_[key];
+  if (b.address.empty()) {
+    if (auto name = names_.find(key); name != names_.end()) b.address = name->second;
+  }
   ++b.in_flight;
   b.next_start_ms = now_ms + options_.ip_delay_ms;
 }
@@ -44,6 +47,39 @@ std::vector<uint32_t> AddressBudgets::Returned(uint32_t key, int64_t now_ms) {
   woken.swap(b.waiting);
   if (Idle(b, now_ms)) budgets_.erase(it);
   return woken;
+}
+
+void AddressBudgets::Name(uint32_t key, std::string_view address) {
+  if (key == 0) return;
+  auto it = budgets_.find(key);
+  if (it != budgets_.end() && it->second.address.empty()) it->second.address = address;
+}
+
+void AddressBudgets::Learn(uint32_t key, std::string_view address) {
+  if (key == 0 || !enabled()) return;
+  if (names_.size() >= kMaxNames) names_.clear();
+  names_.emplace(key, address);
+}
+
+std::vector<AddressBudgets::Row> AddressBudgets::Busiest(size_t limit, int64_t now_ms) const {
+  std::vector<Row> rows;
+  rows.reserve(budgets_.size());
+  for (const auto& [key, b] : budgets_) {
+    rows.push_back({b.address, b.in_flight, static_cast<uint32_t>(b.waiting.size()),
+                    std::max<int64_t>(b.next_start_ms - now_ms, 0)});
+  }
+  auto busier = [](const Row& a, const Row& b) {
+    return a.in_flight + a.origins_waiting != b.in_flight + b.origins_waiting
+               ? a.in_flight + a.origins_waiting > b.in_flight + b.origins_waiting
+               : a.address < b.address;
+  };
+  if (rows.size() > limit) {
+    std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(limit), rows.end(), busier);
+    rows.resize(limit);
+  } else {
+    std::sort(rows.begin(), rows.end(), busier);
+  }
+  return rows;
 }
 
 void AddressBudgets::Sweep(int64_t now_ms) {

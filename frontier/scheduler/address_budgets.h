@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -51,6 +52,22 @@ class AddressBudgets {
   // running.
   void Sweep(int64_t now_ms);
 
+  // The text of `key`, for status rows: kept while it has state.
+  void Name(uint32_t key, std::string_view address);
+  // An origin's address was learned: its text is remembered (at most
+  // kMaxNames, then forgotten all at once) to name its entry when one is
+  // made.
+  void Learn(uint32_t key, std::string_view address);
+  // A tracked address, for `./run status`.
+  struct Row {
+    std::string address;  // empty until a report named it
+    uint32_t in_flight = 0;
+    uint32_t origins_waiting = 0;
+    int64_t delay_left_ms = 0;
+  };
+  // The `limit` addresses with the most in flight and waiting.
+  std::vector<Row> Busiest(size_t limit, int64_t now_ms) const;
+
   size_t tracked() const { return budgets_.size(); }
   uint64_t waits() const { return waits_; }
 
@@ -59,11 +76,15 @@ class AddressBudgets {
     uint32_t in_flight = 0;
     int64_t next_start_ms = 0;
     std::vector<uint32_t> waiting;  // origin ids
+    std::string address;
   };
   bool Idle(const Budget& b, int64_t now_ms) const { return b.in_flight == 0 && b.waiting.empty() && b.next_start_ms <= now_ms; }
 
+  static constexpr size_t kMaxNames = 4096;
+
   const PolitenessOptions& options_;
   std::unordered_map<uint32_t, Budget> budgets_;
+  std::unordered_map<uint32_t, std::string> names_;  // Learn's
   uint64_t waits_ = 0;
 };
 

@@ -169,6 +169,13 @@ bool CrawlScheduler::LeaseFromSlot(HostSlot& slot, const std::string& fetcher,
   lease.leased_ms = clock_.NowMs();
   lease.deadline_ms = lease.leased_ms + options_.leases.lease_ms;
   lease.address_key = slot.address_key;
+  if (blocks_ != nullptr && !blocks_->empty() && blocks_->BlocksOrigin(slot.origin)) {
+    // Blocked whole: not even its robots.txt is asked for.
+    const uint64_t failed_before = counts_.failed;
+    FailAllWaiting(slot, "blocked");
+    blocks_->CountBlocked(slot.origin, counts_.failed - failed_before);
+    return false;
+  }
   robots_.PrepareForLease(slot);
   if (slot.robots_state == RobotsState::kNeeded) {
     slot.robots_state = RobotsState::kFetching;
@@ -183,6 +190,10 @@ bool CrawlScheduler::LeaseFromSlot(HostSlot& slot, const std::string& fetcher,
       --counts_.waiting;
       if (!robots_.Allows(slot, front.url)) {
         Fail(front, "robots_disallowed");
+        continue;
+      }
+      if (blocks_ != nullptr && !blocks_->empty() && blocks_->Match(front.url, slot.origin) != nullptr) {
+        Fail(front, "blocked");
         continue;
       }
       lease.record = std::move(front);
@@ -235,6 +246,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
   completion.origin_index = slot_index;
   completion.seq = lease.record.seq;
   if (slot.in_flight > 0) --slot.in_flight;
+  addresses_.Name(lease.address_key, report.server_address());
   ReturnToAddress(lease.address_key);
   LearnAddress(slot, report);
 
@@ -364,6 +376,7 @@ void CrawlScheduler::LearnAddress(HostSlot& slot, const v1::FetchReport& report)
   const uint32_t key = AddressBudgets::KeyOf(report.server_address());
   if (key == slot.address_key) return;
   slot.address_key = key;
+  addresses_.Learn(key, report.server_address());
   origins_.MarkDirty(slot);
 }
 
@@ -392,6 +405,10 @@ void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason, Co
   } else if (on_final_) {
     on_final_(record, UrlState::kFailed, reason);
   }
+}
+
+void CrawlScheduler::ControlsChanged() {
+  for (const auto& [id, slot] : origins_.slots()) MaybeSchedule(id);  // touches the heap, not the map
 }
 
 void CrawlScheduler::FailAllWaiting(HostSlot& slot, const std::string& reason) {

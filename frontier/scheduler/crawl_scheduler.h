@@ -40,6 +40,8 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "frontier/control/block_list.h"
+#include "frontier/control/pace_overrides.h"
 #include "frontier/scheduler/address_budgets.h"
 #include "frontier/scheduler/fetch_outcome.h"
 #include "frontier/frontier_options.h"
@@ -219,6 +221,15 @@ class CrawlScheduler {
   uint64_t answered_503() const { return answered_503_; }
   // The per-address budgets (their figures: tracked(), waits()).
   const AddressBudgets& addresses() const { return addresses_; }
+  // The operator's blocks and politeness overrides (frontier/control),
+  // owned by the broker; null: none.
+  void UseControls(BlockList* blocks, const PaceOverrides* overrides) {
+    blocks_ = blocks;
+    pace_.UseOverrides(overrides);
+  }
+  // A control changed: origins in RAM that may lease now (a block to
+  // apply, a faster override) are scheduled again.
+  void ControlsChanged();
 
  private:
   // Whether the origin can lease now or later: work, room under its
@@ -279,6 +290,7 @@ class CrawlScheduler {
   OriginBackoff backoff_;
   OriginPace pace_;
   AddressBudgets addresses_;
+  BlockList* blocks_ = nullptr;
   uint64_t pushbacks_ = 0;
   uint64_t held_by_server_ = 0;
   uint64_t answered_429_ = 0;

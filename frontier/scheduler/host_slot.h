@@ -48,6 +48,11 @@ struct OriginTrouble {
   // was too fast when the origin last pushed back.
   int32_t backoff_floor_ms = 0;
   uint32_t pushbacks = 0;            // push backs in this crawl, for the summary's rows
+  // Requests it may have in flight while backing off: 1 at each push
+  // back, one more per healthy answer once the gap is at its floor, up to
+  // --per-host (origin_backoff.h). Not kept in the record: a restarted
+  // back-off starts again at 1.
+  uint16_t backoff_concurrency = 1;
   uint8_t server_errors_in_row = 0;  // 5xx other than 503, up to kServerErrorRun
 };
 

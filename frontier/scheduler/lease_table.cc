@@ -19,6 +19,7 @@ LeaseTable::LeaseTable() : epoch_(RandomLeaseEpoch() + 1), next_id_(epoch_) {}
 uint64_t LeaseTable::Add(ActiveLease lease) {
   const uint64_t id = next_id_++;
   deadlines_.push({lease.deadline_ms, id});
+  ++count_of_[lease.fetcher];
   leases_.emplace(id, std::move(lease));
   return id;
 }
@@ -35,6 +36,9 @@ std::optional<ActiveLease> LeaseTable::TakeMatching(uint64_t id, const std::stri
 std::optional<ActiveLease> LeaseTable::Take(uint64_t id) {
   auto node = leases_.extract(id);
   if (node.empty()) return std::nullopt;
+  if (auto count = count_of_.find(node.mapped().fetcher); count != count_of_.end() && --count->second == 0) {
+    count_of_.erase(count);
+  }
   return std::move(node.mapped());
 }
 
@@ -67,9 +71,8 @@ std::vector<uint64_t> LeaseTable::IdsOf(const std::string& fetcher,
 }
 
 uint64_t LeaseTable::CountOf(const std::string& fetcher) const {
-  uint64_t n = 0;
-  for (const auto& [id, lease] : leases_) n += lease.fetcher == fetcher;
-  return n;
+  auto it = count_of_.find(fetcher);
+  return it == count_of_.end() ? 0 : it->second;
 }
 
 int64_t LeaseTable::NextDeadlineMs() const { return deadlines_.empty() ? INT64_MAX : deadlines_.top().first; }

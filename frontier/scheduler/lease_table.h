@@ -51,6 +51,8 @@ class LeaseTable {
   // Ids of `fetcher`'s leases, less those in `except`.
   std::vector<uint64_t> IdsOf(const std::string& fetcher,
                               const std::unordered_set<uint64_t>* except = nullptr) const;
+  // Leases `fetcher` holds (kept per fetcher: the dispatch asks it for
+  // every fetcher at every turn).
   uint64_t CountOf(const std::string& fetcher) const;
   // The earliest deadline (a taken lease's may stand in: early, never
   // late); INT64_MAX without leases.
@@ -65,6 +67,7 @@ class LeaseTable {
  private:
   using Deadline = std::pair<int64_t, uint64_t>;  // (deadline, lease id)
   std::unordered_map<uint64_t, ActiveLease> leases_;
+  std::unordered_map<std::string, uint64_t> count_of_;  // fetcher -> leases held
   std::priority_queue<Deadline, std::vector<Deadline>, std::greater<Deadline>> deadlines_;
   uint64_t epoch_;
   uint64_t next_id_;

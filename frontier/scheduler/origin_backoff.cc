@@ -55,6 +55,14 @@ bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64
       trouble.backoff_since_ms = 0;
       trouble.backoff_gap_ms = 0;
       trouble.backoff_floor_ms = 0;
+      trouble.backoff_concurrency = 1;
+      return false;
+    }
+    if (trouble.backoff_gap_ms <= trouble.backoff_floor_ms) {
+      // At its floor: the pace holds, the concurrency comes back a step.
+      if (trouble.backoff_concurrency < options_.per_host && trouble.backoff_concurrency < UINT16_MAX) {
+        ++trouble.backoff_concurrency;
+      }
       return false;
     }
     trouble.backoff_gap_ms =
@@ -78,6 +86,7 @@ bool OriginBackoff::Observe(HostSlot& slot, const v1::FetchReport& report, int64
   const int64_t start = std::max(slot.delay_ms, kBackoffStartMs);
   const int64_t grown = BackingOff(slot) ? std::min<int64_t>(2 * int64_t{trouble.backoff_gap_ms}, cap) : start;
   trouble.backoff_gap_ms = static_cast<int32_t>(std::min<int64_t>(std::max(grown, start), INT32_MAX));
+  trouble.backoff_concurrency = 1;
   if (trouble.backoff_since_ms == 0) trouble.backoff_since_ms = now_ms;
   trouble.last_pushback_ms = now_ms;
   ++trouble.pushbacks;

@@ -17,16 +17,19 @@
 // has in flight when a rate limit starts all come back 429) nor bring it
 // back. Each healthy answer (any other response, a 4xx included) takes a
 // quarter off the gap, down to the floor, so the pace comes back
-// gradually: from 1 s to 50 ms in ~11 answers. The back-off ends, and the
-// origin is back to its --delay-ms and --per-host, once it has not pushed
-// back for kBackoffForgetMs: a rate limit is a policy, not a mood, and a
-// crawler that returns to full speed at once meets it again.
+// gradually: from 1 s to 50 ms in ~11 answers; once the gap is at its
+// floor, each healthy answer allows one more request in flight, up to
+// --per-host (a push back drops it to 1 again). The back-off ends, and the
+// origin is back to its --delay-ms, once it has not pushed back for
+// kBackoffForgetMs: a rate limit is a policy, not a mood, and a crawler
+// that returns to full speed at once meets it again.
 //
 // The state is in the origin's OriginTrouble (host_slot.h), which a
 // healthy origin does not have; this class holds the rules only. Used by
 // the broker thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "frontier/frontier_options.h"
@@ -75,6 +78,10 @@ class OriginBackoff {
   // The back-off's gap between request starts; 0 when not backing off.
   static int64_t GapMs(const HostSlot& slot) { return BackingOff(slot) ? slot.trouble->backoff_gap_ms : 0; }
   static bool BackingOff(const HostSlot& slot) { return slot.trouble && slot.trouble->backoff_since_ms != 0; }
+  // The requests in flight a back-off allows (UINT32_MAX when none).
+  static uint32_t Concurrency(const HostSlot& slot) {
+    return BackingOff(slot) ? std::max<uint32_t>(slot.trouble->backoff_concurrency, 1) : UINT32_MAX;
+  }
 
   // A 429 or 503 to a request sent while the origin already answered so
   // (OriginTrouble::limited_since_ms): the server's state, not the URL's,

@@ -188,8 +188,14 @@ std::string UrlCanonicalizer::Canonical(std::string_view url) const {
 }
 
 UrlKey UrlCanonicalizer::KeyOf(std::string_view url) const {
+  bool canonicalized = false;
+  return KeyOf(url, &canonicalized);
+}
+
+UrlKey UrlCanonicalizer::KeyOf(std::string_view url, bool* canonicalized) const {
   std::string scratch;
   const std::string_view canonical = Canonical(url, &scratch);
+  *canonicalized = canonical.data() != url.data() || canonical.size() != url.size();
   return UrlKey{UrlFingerprint(canonical), UrlSite(canonical)};
 }
 

@@ -51,6 +51,9 @@ class UrlCanonicalizer {
 
   // The seen-set key of `url`: its canonical form's fingerprint and site.
   UrlKey KeyOf(std::string_view url) const;
+  // The same, telling whether the key is of a form other than `url`'s
+  // text (a session id removed, an optional rule applied).
+  UrlKey KeyOf(std::string_view url, bool* canonicalized) const;
 
   const UrlKeyRules& rules() const { return rules_; }
 

@@ -47,6 +47,24 @@ TEST(AddressBudgetsTest, RoomDelayWaitersAndNoStateWhenIdle) {
   EXPECT_EQ(budgets.tracked(), 0u);
 }
 
+TEST(AddressBudgetsTest, RowsNameTrackedAddressesBusiestFirst) {
+  PolitenessOptions options;
+  options.per_ip = 8;
+  AddressBudgets budgets(options);
+  const uint32_t a = AddressBudgets::KeyOf("192.0.2.1");
+  const uint32_t b = AddressBudgets::KeyOf("2001:db8::1");
+  budgets.Name(a, "192.0.2.1");
+  EXPECT_EQ(budgets.tracked(), 0u) << "a name alone makes no state";
+  budgets.Leased(a, 0);
+  for (int i = 0; i < 3; ++i) budgets.Leased(b, 0);
+  budgets.Name(b, "2001:db8::1");
+  const auto rows = budgets.Busiest(1, 0);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].address, "2001:db8::1");
+  EXPECT_EQ(rows[0].in_flight, 3u);
+  EXPECT_EQ(budgets.Busiest(10, 0).back().address, "") << "not named yet: a's answer has not come";
+}
+
 TEST(AddressBudgetsTest, SweepDropsWhatADelayLeftBehind) {
   PolitenessOptions options;
   options.per_ip = 4;
@@ -103,6 +121,15 @@ TEST_F(SchedulerAddressTest, OriginsOnOneAddressShareItsBudget) {
     for (auto& item : s.Lease("f", 1000)) held.push_back(std::move(item));
     in_flight = static_cast<int>(held.size());
     max_in_flight = std::max(max_in_flight, in_flight);
+    if (round == 0) {
+      // What `./run status` shows of the address: named by the answers,
+      // its requests in flight and the origins waiting for room.
+      const auto rows = s.addresses().Busiest(10, clock_.NowMs());
+      ASSERT_EQ(rows.size(), 1u);
+      EXPECT_EQ(rows[0].address, "192.0.2.7");
+      EXPECT_EQ(rows[0].in_flight, 4u);
+      EXPECT_GT(rows[0].origins_waiting, 0u);
+    }
     ASSERT_FALSE(held.empty()) << "an origin that waited for room was woken";
     s.Complete("f", From(held.front(), "192.0.2.7"));
     held.erase(held.begin());

@@ -178,6 +178,37 @@ TEST_F(BrokerTest, ASilentFetcherLosesItsLeasesAfterLivenessTimesTheHeartbeat) {
   EXPECT_EQ(again->items(0).attempt(), 2u);
 }
 
+// Two fetchers with room for the whole crawl and one origin allowing 16 at
+// once: each gets half, not the first all 16 (issue 50 point 6).
+TEST_F(BrokerTest, FetchersShareAnOriginsSlotsLeastLoadedFirst) {
+  broker_.reset();
+  options_.seeds.clear();
+  for (int i = 0; i < 40; ++i) options_.seeds.push_back("http://a.test/" + std::to_string(i));
+  options_.politeness.per_host = 16;
+  options_.politeness.per_ip = 0;
+  options_.state_dir = zcrawl::testing::MakeTempDir("broker_test_spread") + "/state";
+  broker_.emplace(options_, context_, clock_);
+  ASSERT_TRUE(broker_->Start().ok());
+  zmq::socket_t first = JoinFetcher("fetcher-a", 64);
+  zmq::socket_t second = JoinFetcher("fetcher-b", 64);
+  size_t got[2] = {0, 0};
+  for (int turn = 0; turn < 50; ++turn) {
+    Step();
+    zmq::socket_t* sockets[2] = {&first, &second};
+    for (int f = 0; f < 2; ++f) {
+      zmq::message_t message;
+      while (sockets[f]->recv(message, zmq::recv_flags::dontwait)) {
+        auto envelope = EnvelopeCodec::Decode(message.to_string_view());
+        if (envelope.ok() && envelope->has_work_batch()) got[f] += envelope->work_batch().items_size();
+      }
+    }
+  }
+  EXPECT_EQ(got[0] + got[1], 16u) << "--per-host 16";
+  EXPECT_EQ(got[0], 8u);
+  EXPECT_EQ(got[1], 8u);
+  EXPECT_EQ(broker_->scheduler().leases_of("fetcher-a"), 8u) << "the count the dispatch reads";
+}
+
 TEST_F(BrokerTest, AFrontierThatStoodStillDoesNotBlameItsPeers) {
   zmq::socket_t fetcher = JoinFetcher("fetcher-patient", 10);
   ASSERT_TRUE(NextBatch(fetcher).has_value());
@@ -297,7 +328,8 @@ TEST_F(BrokerTest, TheSummaryMetricsAndStatusReplyHoldEachCountOnce) {
   for (const auto& [key, value] : summary["links"].items()) links.push_back(key);
   for (const auto& [key, value] : summary["memory"].items()) memory.push_back(key);
   EXPECT_EQ(links, (std::vector<std::string>{"reported", "invalid", "out_of_scope", "over_limit", "url_length",
-                                             "path_repeat", "query_params", "query_variants"}));
+                                             "path_repeat", "query_params", "query_variants", "blocked", "draining",
+                                             "canonicalized"}));
   EXPECT_EQ(memory, (std::vector<std::string>{"budget_mb", "peak_rss_kb", "queue_refills", "queue_errors",
                                               "seen_checks", "seen_disk_lookups", "store_disk_bytes",
                                               "state_write_errors"}));

@@ -121,6 +121,7 @@ TEST(LinkAdmitterTest, KeysLeaveSessionIdsOutAndTrapsAreCountedByReason) {
   EXPECT_EQ(result.path_repeat, 1u);
   EXPECT_EQ(result.query_params, 1u);
   EXPECT_EQ(result.url_length, 1u);
+  EXPECT_EQ(result.canonicalized, 3u) << "the three session ids, counted as found";
 }
 
 TEST(LinkAdmitterTest, LinksPastTheDepthLimitAreOutOfScope) {

@@ -40,7 +40,7 @@ TEST(OriginBackoffTest, WhatEachAnswerSaysOfTheServer) {
   EXPECT_EQ(SignalOf(Failed(v1::FETCH_STATUS_TOO_LARGE, "")), ServerSignal::kNeutral);
 }
 
-TEST(OriginBackoffTest, TheGapDoublesToItsCapHealthyAnswersShortenItToItsFloorAndItIsForgotten) {
+TEST(OriginBackoffTest, TheGapDoublesToItsCapHealthyAnswersBringItBackStepByStepAndItIsForgotten) {
   PolitenessOptions options;
   options.delay_ms = 250;
   options.per_host = 4;
@@ -82,15 +82,26 @@ TEST(OriginBackoffTest, TheGapDoublesToItsCapHealthyAnswersShortenItToItsFloorAn
     EXPECT_EQ(pace.GapMs(slot), expected) << "step by step";
     EXPECT_EQ(pace.Concurrency(slot), 1u);
   }
-  EXPECT_EQ(answers, 9) << "8 s down to 800 ms";
-  for (int i = 0; i < 5; ++i) EXPECT_FALSE(backoff.Observe(slot, Answer(200), t + 3, t + 3, pace.GapMs(slot)));
-  EXPECT_EQ(pace.GapMs(slot), 500) << "not below the floor while it is remembered";
-  EXPECT_EQ(pace.Concurrency(slot), 1u);
+  EXPECT_EQ(answers, 9) << "8 s down to 600 ms";
+  EXPECT_EQ(pace.GapMs(slot), 600);
+  EXPECT_FALSE(backoff.Observe(slot, Answer(200), t + 3, t + 3, pace.GapMs(slot)));
+  EXPECT_EQ(pace.GapMs(slot), 500) << "at the floor";
+  EXPECT_EQ(pace.Concurrency(slot), 1u) << "one at a time until the gap is at its floor";
+  // At the floor the pace holds and the concurrency comes back a step per
+  // healthy answer, up to --per-host.
+  for (uint32_t concurrency : {2u, 3u, 4u, 4u}) {
+    EXPECT_FALSE(backoff.Observe(slot, Answer(200), t + 3, t + 3, pace.GapMs(slot)));
+    EXPECT_EQ(pace.GapMs(slot), 500) << "not below the floor while it is remembered";
+    EXPECT_EQ(pace.Concurrency(slot), concurrency);
+  }
+  EXPECT_TRUE(OriginBackoff::BackingOff(slot));
 
-  // Pushed back at the floor: the floor was too fast too.
+  // Pushed back at the floor: the floor was too fast too, and it is one
+  // at a time again.
   EXPECT_TRUE(backoff.Observe(slot, Answer(429), t + 4, t + 4, pace.GapMs(slot)));
   EXPECT_EQ(slot.trouble->backoff_floor_ms, 1000);
   EXPECT_EQ(pace.GapMs(slot), 1000);
+  EXPECT_EQ(pace.Concurrency(slot), 1u);
 
   // Forgotten once it has not pushed back for kBackoffForgetMs.
   EXPECT_FALSE(backoff.Observe(slot, Answer(200), t + 4 + kBackoffForgetMs - 1, t + 5, pace.GapMs(slot)));

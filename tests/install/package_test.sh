@@ -13,7 +13,7 @@ set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 ARG="${1:?usage: package_test.sh BUILD_DIR | FILE.deb}"
-PROGRAMS=(zcrawl-frontier zcrawl-fetcher zcrawl-writer zcrawl-local zcrawl-crawl zcrawl-inspect zcrawl-status zcrawl-keys)
+mapfile -t PROGRAMS < <(grep -v '^#' "$REPO/deploy/programs.txt")
 UNITS=(zcrawl-frontier.service zcrawl-writer.service zcrawl-fetcher@.service)
 
 passed=0

@@ -70,8 +70,9 @@ class NetnsCrawlTest : public ::testing::Test {
 
     // One key pair per process, as on separate machines. The frontier
     // allows the fetchers and the writer; the writer allows the fetchers.
-    // "intruder" has a valid key that nobody allowed.
-    std::vector<std::string> names = {"frontier", "writer", "intruder"};
+    // "intruder" has a valid key that nobody allowed; "ops" is the
+    // operator's, for status and control (DEPLOY.md section 2).
+    std::vector<std::string> names = {"frontier", "writer", "intruder", "ops"};
     for (const auto& [name, octet] : kGoodFetchers) names.push_back(name);
     for (const auto& name : names) {
       TestProcess keys;
@@ -81,6 +82,8 @@ class NetnsCrawlTest : public ::testing::Test {
     std::filesystem::create_directories(dir_ + "/allow-frontier");
     std::filesystem::create_directories(dir_ + "/allow-writer");
     std::filesystem::copy(Key("writer.pub"), dir_ + "/allow-frontier/writer.pub");
+    std::filesystem::copy(Key("ops.pub"), dir_ + "/allow-frontier/ops.pub");
+    std::filesystem::copy(Key("ops.pub"), dir_ + "/allow-writer/ops.pub");
     for (const auto& [name, octet] : kGoodFetchers) {
       std::filesystem::copy(Key(name + ".pub"), dir_ + "/allow-frontier/" + name + ".pub");
       std::filesystem::copy(Key(name + ".pub"), dir_ + "/allow-writer/" + name + ".pub");
@@ -167,6 +170,29 @@ TEST_F(NetnsCrawlTest, FetchersOnOtherHostsCrawlTheSiteAndAnUnknownKeyIsShutOut)
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   EXPECT_EQ(server->total_requests(), 0u) << "a fetcher with an unknown key got work";
 
+  // The operator's tools with the ops key, from another host, as DEPLOY.md
+  // section 7 shows: the frontier's status and controls, the writer's status.
+  auto tool = [&](const std::string& name, std::vector<std::string> args) {
+    TestProcess process;
+    const std::string log = dir_ + "/" + name + ".log";
+    args.insert(args.end(), {"--curve-key", Key("ops.key")});
+    process.Start(lan_->Exec("intruder", args), log);
+    const int code = process.Wait(15000).value_or(-1);
+    return std::make_pair(code, ReadFile(log));
+  };
+  auto [status_code, status] = tool("ops-status", {BinDir() + "/zcrawl-status", "--frontier", FrontierEndpoint(),
+                                                    "--frontier-key", Key("frontier.pub")});
+  EXPECT_EQ(status_code, 0) << status;
+  EXPECT_NE(status.find("urls: waiting=1"), std::string::npos) << status;
+  auto [blocks_code, blocks] = tool("ops-control", {BinDir() + "/zcrawl-control", "blocks", "--frontier",
+                                                     FrontierEndpoint(), "--frontier-key", Key("frontier.pub")});
+  EXPECT_EQ(blocks_code, 0) << blocks;
+  EXPECT_NE(blocks.find("no blocks"), std::string::npos) << blocks;
+  auto [writer_code, writer_status] = tool("ops-writer", {BinDir() + "/zcrawl-status", "--frontier", WriterEndpoint(),
+                                                          "--frontier-key", Key("writer.pub")});
+  EXPECT_EQ(writer_code, 0) << writer_status;
+  EXPECT_NE(writer_status.find("writer " + WriterEndpoint()), std::string::npos) << writer_status;
+
   std::vector<std::unique_ptr<TestProcess>> fetchers;
   for (const auto& [name, octet] : kGoodFetchers) {
     fetchers.push_back(std::make_unique<TestProcess>());
@@ -209,6 +235,8 @@ TEST_F(NetnsCrawlTest, FetchersOnOtherHostsCrawlTheSiteAndAnUnknownKeyIsShutOut)
   EXPECT_TRUE(intruder.running()) << ReadFile(intruder_log);
   intruder.Signal(SIGTERM);
   EXPECT_TRUE(intruder.Wait(5000).has_value());
+  // And it says why, not only that the frontier is silent.
+  EXPECT_NE(ReadFile(intruder_log).find("refused our CURVE key"), std::string::npos) << ReadFile(intruder_log);
 }
 
 }  // namespace

@@ -203,6 +203,25 @@ TEST(StatusToolFailingHostTest, NamesTheOriginThatFailsAndWhy) {
   }
 }
 
+// Pointed at a writer (waiting for a frontier that is not there yet):
+// what it stored, under the writer's name, not a frontier's counts of zero.
+TEST(StatusToolWriterTest, AWritersReplyIsShownAsTheWriters) {
+  const std::string dir = MakeTempDir("status-writer");
+  const std::string writer_ep = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  TestProcess writer;
+  writer.Start({BinDir() + "/zcrawl-writer", "--bind", writer_ep, "--frontier",
+                "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort()), "--out", dir + "/out"},
+               dir + "/writer.log");
+  ToolRun at_writer;
+  for (int i = 0; i < 5 && at_writer.exit_code != 0; ++i) at_writer = RunStatus(dir, {"--frontier", writer_ep});
+  EXPECT_EQ(at_writer.exit_code, 0) << at_writer.output << ReadFile(dir + "/writer.log");
+  EXPECT_EQ(at_writer.output.rfind("writer " + writer_ep + ":", 0), 0u) << at_writer.output;
+  EXPECT_NE(at_writer.output.find("stored: pages=0 bytes=0"), std::string::npos) << at_writer.output;
+  EXPECT_EQ(at_writer.output.find("urls:"), std::string::npos) << "no frontier counts: " << at_writer.output;
+  writer.Signal(SIGTERM);
+  if (!writer.Wait(10000)) writer.Signal(SIGKILL);
+}
+
 TEST(StatusToolNoFrontierTest, GivesUpAfterThreeSecondsWithAClearError) {
   const std::string dir = MakeTempDir("status-tool-none");
   const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(FreeLoopbackPort());

@@ -92,6 +92,8 @@ TEST(TrapsE2eTest, SessionIdsAndARepeatingPathAreVisitedBoundedAndCounted) {
   ASSERT_TRUE(summary.is_object()) << ReadFile(dir + "/out/.zcrawl/summary.json");
   EXPECT_EQ(summary["links"]["path_repeat"].get<uint64_t>(), 1u);
   EXPECT_EQ(summary["links"]["query_params"].get<uint64_t>(), static_cast<uint64_t>(kItems));
+  // Each item page's links to itself carry a session id twice.
+  EXPECT_GE(summary["links"]["canonicalized"].get<uint64_t>(), 2u * kItems);
   EXPECT_EQ(summary["done"].get<uint64_t>(), 1u + kItems + 4u);
 }
 

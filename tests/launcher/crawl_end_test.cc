@@ -43,6 +43,14 @@ TEST(CrawlEndTest, NothingFetchedIsItsOwnExitCodeUnlessTheCrawlHadFinishedBefore
   EXPECT_EQ(JudgeCrawlEnd(nothing_now, 130, 0).exit_code, 130);
 }
 
+TEST(CrawlEndTest, AFrontierThatExitedCleanlyBeforeTheEndWasStopped) {
+  const char* stopped = R"({"finished":false,"done":12,"failed":0,"already_finished":false})";
+  EXPECT_EQ(JudgeCrawlEnd(stopped, 0, 0).exit_code, kStopped) << "an operator's stop";
+  EXPECT_EQ(JudgeCrawlEnd(stopped, 130, 0).exit_code, kStopped) << "Ctrl-C";
+  EXPECT_EQ(JudgeCrawlEnd(stopped, 1, 0).exit_code, 1);
+  EXPECT_EQ(JudgeCrawlEnd(kFinishedNow, 0, 0).exit_code, 0);
+}
+
 TEST(CrawlEndTest, NoSummaryLeavesTheResultAsItIs) {
   for (const char* summary : {"", "{not json", "[]"}) {
     const CrawlEnd end = JudgeCrawlEnd(summary, 1, 0);
