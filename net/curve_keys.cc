@@ -104,8 +104,11 @@ Result<std::set<std::string>> LoadCurveAllowList(const std::string& path) {
     std::istringstream lines(*text);
     std::string line;
     while (std::getline(lines, line)) {
-      line = std::string(TrimAsciiWhitespace(line.substr(0, line.find('#'))));
-      if (line.empty()) continue;
+      // '#' is a Z85 digit too: a comment is a line that starts with it, or
+      // what follows a key after a blank ("KEY  # host1").
+      line = std::string(TrimAsciiWhitespace(line));
+      if (line.empty() || line.front() == '#') continue;
+      line = line.substr(0, line.find_first_of(" \t"));
       if (!IsZ85Key(line)) return InvalidArgumentError(path + ": not a Z85 public key: " + line);
       keys.insert(line);
     }

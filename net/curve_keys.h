@@ -4,8 +4,9 @@
 // Files, as written by `./run keys NAME`:
 //   NAME.key  "public = <z85>\nsecret = <z85>\n"   (keep private, mode 0600)
 //   NAME.pub  "<z85>\n"                           (give to peers)
-// An allow-list is a file of public keys (one per line, # comments) or a
-// folder of *.pub files. Pure functions; thread-safe.
+// An allow-list is a file of public keys (one per line; a line starting
+// with '#' is a comment, and so is what follows a key after a blank: '#' is
+// also a Z85 digit) or a folder of *.pub files. Pure functions; thread-safe.
 #pragma once
 
 #include <set>

@@ -170,8 +170,10 @@ class Broker {
   // An operator's Control (broker_control.cc): applied, saved, logged;
   // returns what changed, for the reply.
   std::string ApplyControl(Peer& peer, const v1::Control& control);
-  // The controls kept in the state, after it is opened.
+  // The controls kept in the state, after it is opened; and staged for the
+  // next write (after a control, and at each commit while blocks count).
   void RestoreControls();
+  void StageControls();
   // add-seeds: admits what the scope allows (or widens it); says what
   // was admitted and refuses bad lines by their number.
   std::string AddSeeds(const v1::AddSeeds& request);

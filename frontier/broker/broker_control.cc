@@ -13,7 +13,6 @@
 
 #include "common/crawl_beacon.h"
 #include "common/seed_list.h"
-#include "common/shutdown_signal.h"
 #include "frontier/broker/broker.h"
 
 namespace zcrawl::frontier {
@@ -71,11 +70,14 @@ std::string Broker::ApplyControl(Peer& peer, const v1::Control& control) {
     }
   }
   if (changes_state) {
-    store_->SetMeta(kControlsMeta, controls_.State().SerializeAsString());
+    StageControls();
     if (control.verb_case() == v1::Control::kThreads) SendThreads(controls_.threads(), "");
     scheduler_->ControlsChanged();
   }
   if (changes_state || control.verb_case() == v1::Control::kAddSeeds) {
+    // With the origins' records the admitted URLs and failed ones changed,
+    // as a commit writes them (CommitState), so the state is consistent.
+    scheduler_->StageDirtyOrigins();
     if (Status s = store_->Flush(); !s.ok()) {
       // Not durable, so not acknowledged as done: the state is as asked in
       // RAM and will be written at the next commit.
@@ -152,6 +154,8 @@ void Broker::SendThreads(uint32_t threads, const std::string& fetcher_id) {
     spdlog::info("operator resizes fetcher={} threads={}", fetcher.sender_id, threads);
   }
 }
+
+void Broker::StageControls() { store_->SetMeta(kControlsMeta, controls_.State().SerializeAsString()); }
 
 void Broker::RestoreControls() {
   const std::string saved = store_->GetMeta(kControlsMeta);

@@ -164,6 +164,7 @@ void Broker::CommitState(bool force) {
     SetSpaceWait(SpaceWait::Source::kState, shortage);
     if (!force) return;
   }
+  if (!controls_.blocks().empty()) StageControls();  // the blocks' counts go on after a restart
   scheduler_->StageDirtyOrigins();
   if (sync) {
     last_commit_ms_ = now;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <set>
 #include <thread>
 #include <zmq.hpp>
 
@@ -65,6 +67,27 @@ class HandshakeWatchTest : public ::testing::Test {
   std::unique_ptr<ZapAuthenticator> zap_;
   RealClock clock_;
 };
+
+// '#' is a Z85 digit: a key holding one is a key, not a comment (about 4
+// keys in 10 hold one; this made a one-file allow-list fail at random).
+TEST(CurveAllowListTest, AKeyWithAHashIsAKeyAndCommentsAreWholeLinesOrAfterABlank) {
+  const std::string dir = zcrawl::testing::MakeTempDir("allow_list");
+  std::string with_hash, plain;
+  for (int i = 0; i < 1000 && (with_hash.empty() || plain.empty()); ++i) {
+    auto pair = GenerateCurveKeyPair();
+    ASSERT_TRUE(pair.ok());
+    (pair->public_key.find('#') != std::string::npos ? with_hash : plain) = pair->public_key;
+  }
+  ASSERT_FALSE(with_hash.empty()) << "no key with a '#' in 1,000";
+  const std::string path = dir + "/allow.txt";
+  {
+    std::ofstream out(path);
+    out << "# the fetchers\n" << with_hash << "\n  " << plain << "   # fetcher-2\n\n";
+  }
+  auto keys = LoadCurveAllowList(path);
+  ASSERT_TRUE(keys.ok()) << keys.status().message();
+  EXPECT_EQ(*keys, (std::set<std::string>{with_hash, plain}));
+}
 
 TEST_F(HandshakeWatchTest, ARefusedKeyIsNamedAsSuchAndAnAllowedOneHasNothingToSay) {
   const std::string refused = DiagnosisOf("stranger", "server.pub");
