@@ -386,6 +386,46 @@ def struggling_section(machine, by, p):
   p("")
 
 
+def web_section(machine, by, p):
+  """The web-like site (issue 51): speed, CPU and what the server saw."""
+  labels = with_baselines(("zcrawl-scan", "zcrawl-single", "wget2"), {l for (sc, l) in by if sc == "web"})
+  if not labels:
+    return
+  p("## Web-like site: %s" % machine.get("web", "?"))
+  p("")
+  p("HTTPS through a local CA, HTTP/2 on 4 hosts in 5, pages gzipped, 15-300 ms per answer (75 ms on "
+    "average), robots.txt obeyed; nginx restarted for every crawl, connections and TLS resumptions "
+    "from its access log. zcrawl `%s --delay-ms 0` (zcrawl-scan: separate processes; zcrawl-single: "
+    "`--single-process`), wget2 `--max-threads %s --compression=gzip`. Medians of %s rounds." % (
+        machine.get("zc_web"), machine.get("web_wget2_threads"), machine.get("repeats")))
+  p("")
+  p("| crawler | pages stored | pages/s (min-max) | CPU ms/page | user | sys | peak RSS MB | requests | "
+    "connections | TLS resumed | HTTP/2 conns | crashes |")
+  p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  med = lambda runs, key: statistics.median(int(r["detail"].get(key, 0)) for r in runs)
+  table = {}
+  for label in labels:
+    runs = by[("web", label)]
+    s = summarize(runs)
+    # wget2 exits 8 when any answer was an error: the site's 404s are.
+    s["all_ok"] = all(r["stored"] == r["expected"] and r["exit"] in ((0, 8) if label == "wget2" else (0,))
+                      for r in runs)
+    table[label] = s
+    crashes = len(by.get(("web", label + "!crash"), []))
+    p("| %s | %s | %.0f (%.0f-%.0f) | %.3f | %.3f | %.3f | %.1f | %d | %d | %d | %d | %d |" % (
+        label, stored_cell(s), s["pps"], s["pps_min"], s["pps_max"], s["cpu_per_page"], s["user_per_page"],
+        s["sys_per_page"], s["rss_mb"], med(runs, "requests"), med(runs, "connections"),
+        med(runs, "tls_resumed"), med(runs, "h2_connections"), crashes))
+  if "wget2" in table and table["wget2"]["pps"] > 0:
+    p("")
+    for label in labels:
+      if label != "wget2":
+        z, w = table[label], table["wget2"]
+        p("%s / wget2: %.2fx pages/s, %.2fx CPU ms/page, %.2fx peak RSS." % (
+            label, z["pps"] / w["pps"], z["cpu_per_page"] / w["cpu_per_page"], z["rss_mb"] / w["rss_mb"]))
+  p("")
+
+
 def main():
   work = sys.argv[1]
   machine = read_kv(os.path.join(work, "machine.txt"))
@@ -438,15 +478,16 @@ def main():
     p("zcrawl flags: `%s --delay-ms 0 --no-robots --format %s`; wget2 `--max-threads %s`." % (
         machine.get("zc_fast"), machine.get("zc_format", "files"), machine.get("wget2_threads")))
     p("")
-    p("zcrawl-scan: the same with `--parser scan` (the default); zcrawl-single: zcrawl-scan with "
+    p("zcrawl-scan: the same with `--parser scan` (the default; its web console on, as by default); "
+      "zcrawl-noconsole: zcrawl-scan with `--console-port 0`; zcrawl-single: zcrawl-scan with "
       "`--single-process` (frontier, writer and fetchers as threads of one process); zcrawl-myhtml: with `--parser myhtml`; zcrawl-blocking: that with `--io blocking` "
       "(a thread per fetch, the same-run baseline of the event loop); zcrawl-myhtml-ph16: "
       "`%s --parser myhtml`." % machine.get("zc_fast_ph16"))
     p("")
     p("| crawler | pages stored | wall s | pages/s (min-max) | CPU s | CPU ms/page | user | sys | peak RSS MB (sum) |")
     p("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for label in with_baselines(("zcrawl-scan", "zcrawl-single", "zcrawl", "zcrawl-myhtml", "zcrawl-blocking",
-                                 "zcrawl-myhtml-ph16", "wget2", "wget"), fast):
+    for label in with_baselines(("zcrawl-scan", "zcrawl-noconsole", "zcrawl-single", "zcrawl", "zcrawl-myhtml",
+                                 "zcrawl-blocking", "zcrawl-myhtml-ph16", "wget2", "wget"), fast):
       s = fast[label]
       p("| %s | %s | %.1f | %.0f (%.0f-%.0f) | %.1f | %.3f | %.3f | %.3f | %.1f |" % (
           label, stored_cell(s), s["wall"], s["pps"], s["pps_min"], s["pps_max"], s["cpu_s"],
@@ -471,6 +512,11 @@ def main():
         for zl in zlabels:
           p("%s reaches %.0f%% of nginx's all-pages ceiling (%.0f requests/s)." % (
               zl, 100 * fast[zl]["pps"] / ceiling["all-pages"][1], ceiling["all-pages"][1]))
+      if "zcrawl-scan" in fast and "zcrawl-noconsole" in fast:
+        on, off = fast["zcrawl-scan"], fast["zcrawl-noconsole"]
+        p("")
+        p("Web console on / off (zcrawl-scan / zcrawl-noconsole, nobody looking): %.2fx pages/s, "
+          "%.2fx CPU ms/page." % (on["pps"] / off["pps"], on["cpu_per_page"] / off["cpu_per_page"]))
       if "zcrawl-myhtml" in fast and "zcrawl-blocking" in fast:
         m, b = fast["zcrawl-myhtml"], fast["zcrawl-blocking"]
         p("")
@@ -573,6 +619,7 @@ def main():
     p("")
 
   struggling_section(machine, by, p)
+  web_section(machine, by, p)
   baseline_section(machine, runs, p)
   disk_section(machine, work, p)
 

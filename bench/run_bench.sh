@@ -47,6 +47,15 @@
 #     parallelism), REPEATS rounds alternated, nginx restarted for each crawl
 #     (full buckets, its own access log): pages stored, requests sent, 429s
 #     received and time to finish;
+#  9d. "web" (only when asked): issue 51's web-like site (bench/web/): HTTPS
+#     through a local CA, HTTP/2 on 4 hosts in 5, gzip, 1,000 hosts of Zipf
+#     sizes on 127.1.x.y, 10,000 pages of heavy-tailed size, 15-300 ms per
+#     answer, robots.txt, 404s and redirects; zcrawl (zcrawl-scan: separate
+#     processes, zcrawl-single) and wget2, 64 requests in flight each,
+#     robots.txt obeyed, REPEATS rounds alternated, nginx restarted per
+#     crawl: pages/s, CPU per page, RSS, and from the access log requests,
+#     connections, TLS sessions resumed and HTTP/2 connections; a crawler
+#     killed by a signal is run again and its crash reported;
 # 10. "frontier-scale" (only when asked: an hour by default): the
 #     zcrawl-frontier process alone, driven by fake fetchers over a synthetic
 #     web (frontier_scale_bench) until it knows --scale-urls URLs or
@@ -67,8 +76,8 @@
 #   --repeats N          rounds per crawler and scenario (3)
 #   --only LIST          parts to run, comma-separated, from
 #                        ceiling,fast,slow,memory,profile,micro,sinks,
-#                        endless,struggling,frontier-scale,digest-index
-#                        (default: all but profile, struggling,
+#                        endless,struggling,web,frontier-scale,digest-index
+#                        (default: all but profile, struggling, web,
 #                        frontier-scale and digest-index)
 #   --profile            also run the profile part
 #   --port P             nginx port (18080, or the next free one)
@@ -79,11 +88,14 @@
 #   --zcrawl-format F    zcrawl's --format in the crawls: files (default, as
 #                        wget and wget2 store pages), warc or jsonl
 #   --wget2-threads N    wget2 --max-threads (16)
-#   --crawlers LIST      which runs, from zcrawl-scan,zcrawl-single,zcrawl,zcrawl-myhtml,
+#   --crawlers LIST      which runs, from zcrawl-scan,zcrawl-noconsole,zcrawl-single,zcrawl,zcrawl-myhtml,
 #                        zcrawl-blocking,zcrawl-myhtml-ph16,zcrawl-16,wget2,wget
 #                        (zcrawl-scan: --parser scan, the default;
 #                        zcrawl-single: the same with --single-process, the
-#                        components as threads of one process; default:
+#                        components as threads of one process;
+#                        zcrawl-noconsole: zcrawl-scan with --console-port 0,
+#                        the web console off (it is on by default; issue 50
+#                        point 5), "fast" only, when asked; default:
 #                        all but zcrawl-myhtml-ph16; zcrawl-16 runs in
 #                        "slow" only, wget and zcrawl-myhtml-ph16 in "fast"
 #                        only)
@@ -190,6 +202,9 @@ ZC_STRUGGLING="--per-host 8"
 STRUGGLING_HOSTS=2
 STRUGGLING_PAGES_PER_HOST=750
 STRUGGLING_RATE=20
+# The web-like site (issue 51): its settings and functions.
+# shellcheck source=bench/web/web_part.sh
+. "$BENCH_DIR/web/web_part.sh"
 WGET2_THREADS=16
 CRAWLERS="zcrawl-scan,zcrawl-single,zcrawl,zcrawl-myhtml,zcrawl-blocking,zcrawl-16,wget2,wget"
 SITE_DIR=""
@@ -478,6 +493,13 @@ run_crawler() {
   # RUN_SEEDS, RUN_HOSTS: another web's (the endless web, the struggling site).
   local seeds=("${SEEDS[@]}") hosts="${RUN_HOSTS:-$HOST_LIST}"
   if [ -n "${RUN_SEEDS+x}" ]; then seeds=("${RUN_SEEDS[@]}"); fi
+  # RUN_ROBOTS=1 (the web-like site): robots.txt obeyed by every crawler.
+  local no_robots=(--no-robots)
+  if [ -n "${RUN_ROBOTS:-}" ]; then no_robots=(); fi
+  # RUN_HOSTS=- : no -D list for wget and wget2 (wget2 1.99.1 exits 2 on a
+  # list of a thousand addresses); without -H they keep to the seeds' hosts.
+  local domains=(-D "$hosts")
+  if [ "$hosts" = - ]; then domains=(); fi
   load="$(load1)"
   local nginx0
   nginx0="$(nginx_cpu_ms)"
@@ -489,24 +511,30 @@ run_crawler() {
       # RUN_TIMEOUT_S (the endless web): stopped with SIGINT, as a user would.
       ZCRAWL_BENCH_REAL_BIN_DIR="$real_bin" ZCRAWL_BENCH_RUSAGE_LOG="$rus" \
         ${RUN_TIMEOUT_S:+timeout -s INT "$RUN_TIMEOUT_S"} \
-        "$WRAP" --exec "$shadow/zcrawl-crawl" "${seeds[@]}" "$@" --delay-ms 0 --no-robots \
+        "$WRAP" --exec "$shadow/zcrawl-crawl" "${seeds[@]}" "$@" --delay-ms 0 "${no_robots[@]}" \
         --out "$out" --format "$ZC_FORMAT" --log-level warn >"$logf" 2>&1 || code=$?
       ;;
     wget)
       /usr/bin/time -f "%e %U %S %M" -o "$timef" \
-        wget -r -l inf -nv -e robots=off -H -D "$hosts" -P "$out" -o "$logf" "${seeds[@]}" || code=$?
+        wget -r -l inf -nv -e robots=off -H "${domains[@]}" -P "$out" -o "$logf" "${seeds[@]}" || code=$?
       ;;
     wget2)
+      # RUN_WGET2_ARGS: the scenario's own options (word-split on purpose).
+      # shellcheck disable=SC2086
       /usr/bin/time -f "%e %U %S %M" -o "$timef" \
-        wget2 -r -l inf -nv --no-robots --max-threads "$WGET2_THREADS" -D "$hosts" -P "$out" \
-        -o "$logf" "${seeds[@]}" || code=$?
+        wget2 -r -l inf -nv "${no_robots[@]}" --max-threads "$WGET2_THREADS" ${RUN_WGET2_ARGS:-} "${domains[@]}" \
+        -P "$out" -o "$logf" "${seeds[@]}" || code=$?
       ;;
   esac
   t1="$(now)"
   local nginx_ms=$(( $(nginx_cpu_ms) - nginx0 ))
   if [ "$tool" = zcrawl ] || [ "$tool" = zcrawl-base ]; then
     case "$ZC_FORMAT" in
-      files) stored="$(find "$out" -type f ! -path "$out/.zcrawl/*" ! -path "$out/index.jsonl" | wc -l)" ;;
+      # The web-like site (RUN_ROBOTS): its 404 answers are stored too; count its pages.
+      # Distinct pages: a redirect (/moved/X) stores X's page under its own URL too.
+      files) if [ -n "${RUN_ROBOTS:-}" ]; then stored="$(python3 -c 'import json, sys
+print(len({j.get("final_url") or j["url"] for j in map(json.loads, open(sys.argv[1])) if j.get("status") == 200}))' "$out/index.jsonl")"
+             else stored="$(find "$out" -type f ! -path "$out/.zcrawl/*" ! -path "$out/index.jsonl" | wc -l)"; fi ;;
       warc) stored="$(cat "$out"/*-index.jsonl 2>/dev/null | wc -l)" ;;  # one line per page
       *) stored="$(cat "$out/pages.jsonl" 2>/dev/null | wc -l)" ;;
     esac
@@ -522,7 +550,7 @@ run_crawler() {
       }' "$rus")
     detail="$detail,index_lines:$(wc -l < "$out/index.jsonl" 2>/dev/null || echo 0)"
   else
-    stored="$(find "$out" -type f | wc -l)"
+    stored="$(find "$out" -type f ! -name robots.txt | wc -l)"
     # GNU time adds a "Command exited with non-zero status" line first on failure.
     read -r u s m < <(tail -1 "$timef" | awk '{ print $2, $3, $4 }')
     cpu_ms="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 }')"
@@ -531,7 +559,15 @@ run_crawler() {
   fi
   detail="$detail,nginx_ms:$nginx_ms"
   # RUN_ACCESS_LOG: nginx's log of this crawl alone ("$status ..." lines).
-  if [ -n "${RUN_ACCESS_LOG:-}" ]; then
+  if [ -n "${RUN_ACCESS_LOG:-}" ] && [ -n "${RUN_ROBOTS:-}" ]; then
+    # The web-like site's log: "$connection $connection_requests
+    # $ssl_session_reused $server_protocol $status $host" (web_part.sh).
+    # A connection's first request tells whether its TLS session was resumed.
+    detail="$detail,$(awk '{ n++; status[$5]++ }
+      $2 == 1 { conns++; if ($3 == "r") resumed++; if ($4 == "HTTP/2.0") h2++ }
+      END { printf "requests:%d,connections:%d,tls_resumed:%d,h2_connections:%d,http_404:%d,http_301:%d",
+                   n, conns, resumed, h2, status[404], status[301] }' "$RUN_ACCESS_LOG")"
+  elif [ -n "${RUN_ACCESS_LOG:-}" ]; then
     detail="$detail,$(awk '{ n++; if ($1 == 429) t++ } END { printf "requests:%d,http_429:%d", n, t }' "$RUN_ACCESS_LOG")"
   fi
   # On a tmpfs every output is RAM, and there is no inode window to respect.
@@ -652,6 +688,9 @@ source_rev() {
   echo "zc_slow16=$ZC_SLOW16"
   echo "wget2_threads=$WGET2_THREADS"
   echo "zc_struggling=$ZC_STRUGGLING"
+  echo "zc_web=$ZC_WEB"
+  echo "web_wget2_threads=$WEB_WGET2_THREADS"
+  echo "web=$WEB_HOSTS hosts, $WEB_PAGES pages"
   echo "struggling=$STRUGGLING_HOSTS hosts x $STRUGGLING_PAGES_PER_HOST pages, $STRUGGLING_RATE requests/s per host"
   echo "repeats=$REPEATS"
   echo "load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -693,6 +732,8 @@ if part ceiling || part fast || part memory || part profile || part endless; the
       if crawler_on zcrawl-myhtml; then zcrawl_round fast zcrawl-myhtml "$r" $ZC_FAST --parser myhtml; fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-scan; then zcrawl_round fast zcrawl-scan "$r" $ZC_FAST --parser scan; fi
+      # shellcheck disable=SC2086
+      if crawler_on zcrawl-noconsole; then zcrawl_round fast zcrawl-noconsole "$r" $ZC_FAST --parser scan --console-port 0; fi
       # shellcheck disable=SC2086
       if crawler_on zcrawl-single; then
         zcrawl_round fast zcrawl-single "$r" $ZC_FAST --parser scan --single-process
@@ -876,6 +917,11 @@ if part struggling; then
     # shellcheck disable=SC2086
     if crawler_on zcrawl-single; then struggling_round zcrawl-single "$r" zcrawl $ZC_STRUGGLING --single-process; fi
   done
+  settle
+fi
+
+if part web; then
+  web_part
   settle
 fi
 

@@ -57,6 +57,7 @@ Status WriteCrawlBeacon(const std::string& state_dir, const CrawlBeacon& beacon)
   std::ostringstream text;
   for (const auto& endpoint : beacon.endpoints) text << "endpoint " << endpoint << "\n";
   if (!beacon.metrics.empty()) text << "metrics " << beacon.metrics << "\n";
+  if (!beacon.console.empty()) text << "console " << beacon.console << "\n";
   text << "pid " << beacon.pid << "\nhost " << (beacon.host.empty() ? HostName() : beacon.host) << "\n"
        << "started_ms " << beacon.started_ms << "\nalive_ms " << beacon.alive_ms << "\n"
        << "stopped_ms " << beacon.stopped_ms << "\n";
@@ -90,6 +91,8 @@ Result<CrawlBeacon> ReadCrawlBeacon(const std::string& state_dir) {
       beacon.endpoints.push_back(value);
     } else if (key == "metrics") {
       beacon.metrics = value;
+    } else if (key == "console") {
+      beacon.console = value;
     } else if (key == "host") {
       beacon.host = value;
     } else if (key == "pid") {

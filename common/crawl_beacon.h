@@ -34,6 +34,7 @@ inline constexpr int64_t kBeaconStaleMs = 30000;
 struct CrawlBeacon {
   std::vector<std::string> endpoints;  // where a tool connects ("tcp://127.0.0.1:5570")
   std::string metrics;                 // "http://127.0.0.1:9100/metrics", or empty
+  std::string console;                 // "http://127.0.0.1:PORT/" (never its token), or empty
   int64_t pid = 0;
   std::string host;         // the machine's name (gethostname)
   int64_t started_ms = 0;   // wall ms since the epoch

@@ -248,6 +248,11 @@ struct FrontierOptions {
   // metrics_bind; keep it on loopback unless a scraper elsewhere needs it.
   uint16_t metrics_port = 0;
   std::string metrics_bind = "127.0.0.1";
+  // The web console (frontier/console/console_server.h) on this port (0:
+  // off; `./run crawl` picks a free one), bound to console_bind; beyond
+  // loopback it asks for the token kept in STATE/console.token.
+  uint16_t console_port = 0;
+  std::string console_bind = "127.0.0.1";
 
   // If set, a JSON summary of the crawl is written here on exit.
   std::string summary_file;

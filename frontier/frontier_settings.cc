@@ -124,6 +124,10 @@ void DeclareFrontierSettings(SettingsDeclarer& d, FrontierOptions& o) {
       ->capture_default_str();
   d.Option("--metrics-bind", o.metrics_bind, "Address for the metrics endpoint")
       ->capture_default_str();
+  d.Option("--console-port", o.console_port, "Serve the web console here (0: off)")->capture_default_str();
+  d.Option("--console-bind", o.console_bind,
+           "Address for the web console (beyond loopback it asks for the token in STATE/console.token)")
+      ->capture_default_str();
   d.Option("--shutdown-grace-ms", o.shutdown_grace_ms,
            "After the crawl ends, how long to wait for peers to say goodbye")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{600000}));

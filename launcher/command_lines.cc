@@ -44,6 +44,9 @@ CrawlCommandLines BuildCommandLines(const CrawlOptions& options, const Forwarded
                     "--state",                layout.state_dir, "--summary-file",
                     layout.summary_file,      "--seeds=" + layout.seeds_file};
   if (!layout.recrawl_list.empty()) lines.frontier.push_back("--recrawl-list=" + layout.recrawl_list);
+  if (layout.console_port != 0 && !forwarded.Given("frontier", "--console-port")) {
+    lines.frontier.push_back("--console-port=" + std::to_string(layout.console_port));
+  }
   Append(lines.frontier, forwarded.ArgsFor("frontier"));
   if (!level_given) lines.frontier.push_back("--log-level=" + layout.log_level);
 

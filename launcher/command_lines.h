@@ -23,6 +23,7 @@ struct CrawlLayout {
   std::string bin_dir;              // where zcrawl-frontier etc. are
   uint16_t frontier_port = 0;       // loopback TCP ports, for tools and probes
   uint16_t writer_port = 0;
+  uint16_t console_port = 0;        // the web console's, when the user gave none (0: off)
   std::string state_dir;            // OUT/.zcrawl
   std::string seeds_file;           // the frontier's --seeds
   std::string summary_file;         // the frontier's --summary-file

@@ -58,6 +58,10 @@ int CrawlLauncher::Run() {
   layout.bin_dir = env_.bin_dir;
   layout.frontier_port = frontier_port;
   layout.writer_port = writer_port;
+  // The web console, on by default on a free loopback port; --console-port
+  // chooses one (0: off).
+  const bool console_given = forwarded_.Given("frontier", "--console-port");
+  layout.console_port = console_given ? options_.frontier.console_port : FreeLoopbackPort();
   layout.state_dir = StateDir(out_dir);
   layout.summary_file = summary_file_ = layout.state_dir + "/summary.json";
   layout.writer_summary_file = writer_summary_file_ = layout.state_dir + "/writer-summary.json";
@@ -130,6 +134,12 @@ int CrawlLauncher::Run() {
   // state folder leads `./run status` there (common/crawl_beacon.h).
   console_.Say("crawl: watch it with ./run status%s%s\n", out_dir == "crawl-out" ? "" : " ",
                out_dir == "crawl-out" ? "" : out_dir.c_str());
+  if (layout.console_port != 0) {
+    const std::string& bind = options_.frontier.console_bind;
+    const std::string token = bind.starts_with("127.") ? "" : " (its token: " + layout.state_dir + "/console.token)";
+    console_.Say("crawl: console on http://%s:%u/%s\n", bind.c_str(), static_cast<unsigned>(layout.console_port),
+                 token.c_str());
+  }
   if (env_.make_display) {
     display_ = env_.make_display("tcp://127.0.0.1:" + std::to_string(frontier_port),
                                  "tcp://127.0.0.1:" + std::to_string(writer_port));

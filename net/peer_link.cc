@@ -67,6 +67,8 @@ void PeerLink::HeartbeatIfIdle(v1::Envelope heartbeat) {
   Send(heartbeat).IgnoreError();  // a full queue means the peer is busy, not gone
 }
 
+bool PeerLink::HeartbeatDue() const { return liveness_.HeartbeatDue(clock_.NowMs(), settings_.timing); }
+
 void PeerLink::MarkSeen() {
   liveness_.Heard(clock_.NowMs());
   backoff_ms_ = settings_.timing.reconnect_min_ms;

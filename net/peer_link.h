@@ -44,6 +44,8 @@ class PeerLink {
   Status Send(v1::Envelope& envelope);
   // Sends a heartbeat when nothing was sent for one interval.
   void HeartbeatIfIdle(v1::Envelope heartbeat);
+  // Whether HeartbeatIfIdle would send now (to build a costly one only then).
+  bool HeartbeatDue() const;
   // Any inbound message: the peer is alive; resets the backoff.
   void MarkSeen();
   bool PeerSilentTooLong() const;

@@ -14,7 +14,7 @@ BUILD_PACKAGES=(
   libzmq3-dev cppzmq-dev libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libgumbo-dev libmodest-dev libidn2-dev
   libspdlog-dev libcli11-dev libssl-dev zlib1g-dev libdeflate-dev libisal-dev
-  libjemalloc-dev librocksdb-dev libpsl-dev nlohmann-json3-dev libzip-dev
+  libjemalloc-dev librocksdb-dev libpsl-dev nlohmann-json3-dev libzip-dev libmicrohttpd-dev
 )
 # libsqlite3-dev, sqlite3: the replacement writer's test reads its SQLite output; python3-*: the warc
 # checker and the replacement writer; nginx + openssl: the HTTPS tests (a CA
@@ -22,10 +22,11 @@ BUILD_PACKAGES=(
 # python3-html5lib, python3-doc, postgresql-doc-15: the link extractor held to
 # html5lib on two real documentation sets; clang: the suite's thread-safety
 # check (tests/structure/thread_safety_check.py, clang's analysis of the
-# GUARDED_BY annotations over the sources that take locks).
+# GUARDED_BY annotations over the sources that take locks); chromium: the
+# web console's browser test (tests/console/console_check.sh).
 TEST_PACKAGES=(
   libgtest-dev libsqlite3-dev sqlite3 python3 python3-zmq python3-protobuf
-  nginx openssl iproute2 python3-html5lib python3-doc postgresql-doc-15 clang
+  nginx openssl iproute2 python3-html5lib python3-doc postgresql-doc-15 clang chromium
 )
 BENCH_PACKAGES=(
   libbenchmark-dev nginx libnginx-mod-http-echo wget wget2 wrk time gnuplot-nox

@@ -1,6 +1,7 @@
 # Sourced by ./run: the npm packages `./run test` holds zcrawl's output to
 # (tests/node/package.json, pinned by its package-lock.json): warcio's CDXJ
-# indexer. Installed with `npm ci` into BUILD_DIR/node, again whenever the
+# indexer, and playwright-core, which drives chromium through the web
+# console. Installed with `npm ci` into BUILD_DIR/node, again whenever the
 # lock changes. npm comes from Debian's npm package when no npm is on PATH
 # (a machine with Node.js from elsewhere keeps its own).
 

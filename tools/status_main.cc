@@ -24,7 +24,9 @@
 #include "common/clock.h"
 #include <zmq.hpp>
 
+#include "common/crawl_beacon.h"
 #include "common/json_writer.h"
+#include "common/status_reply_json.h"
 #include "common/process_identity.h"
 #include "common/status.h"
 #include "net/envelope_codec.h"
@@ -113,6 +115,15 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
     out += "stored: pages=" + std::to_string(r.pages_stored()) + " bytes=" +
            std::to_string(r.bytes_stored()) + " duplicates=" + std::to_string(r.duplicates()) + "\n";
   }
+  if (r.has_writer()) {
+    // The writer's row, from its latest heartbeat to the frontier.
+    const auto& w = r.writer();
+    out += "writer: stored " + std::to_string(w.pages_stored()) + " pages, " + std::to_string(w.bytes_stored()) +
+           " bytes, " + std::to_string(w.duplicates()) + " duplicates; " +
+           FormatRate(static_cast<double>(w.free_disk_bytes()) / 1e9) + " GB free; heard " +
+           std::to_string(r.writer_last_seen_ms_ago()) + " ms ago" +
+           (w.waiting_for_space().empty() ? "" : "; WAITING FOR SPACE: " + w.waiting_for_space()) + "\n";
+  }
   if (r.malformed_messages() > 0) {
     out += "malformed messages dropped: " + std::to_string(r.malformed_messages()) + "\n";
   }
@@ -181,9 +192,10 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
   } else {
     out += "\nfetchers:\n";
     std::vector<std::vector<std::string>> rows = {
-        {"ID", "LEASED", "LIVE", "IDLE", "QUEUED", "FETCHING", "IN_FLIGHT", "LAST_SEEN_MS"}};
+        {"ID", "MACHINE", "LEASED", "DONE", "LIVE", "IDLE", "QUEUED", "FETCHING", "IN_FLIGHT", "LAST_SEEN_MS"}};
     for (const auto& f : r.fetchers()) {
-      rows.push_back({f.sender_id(), std::to_string(f.leased()),
+      rows.push_back({f.sender_id(), f.hostname().empty() ? "?" : f.hostname() + ":" + std::to_string(f.pid()),
+                      std::to_string(f.leased()), std::to_string(f.completed()),
                       std::to_string(f.load().live_workers()), std::to_string(f.load().idle_workers()),
                       std::to_string(f.load().queued()), std::to_string(f.load().transfers()),
                       std::to_string(f.load().in_flight()),
@@ -195,88 +207,7 @@ std::string FormatText(const StatusToolOptions& options, const v1::StatusReply& 
 }
 
 std::string FormatJson(const StatusToolOptions& options, const v1::StatusReply& r) {
-  JsonWriter json;
-  json.BeginObject()
-      .Key("frontier").String(options.frontier)
-      .Key("finished").Bool(r.finished())
-      .Key("uptime_ms").Uint(r.uptime_ms())
-      .Key("counts").BeginObject()
-      .Key("waiting").Uint(r.waiting())
-      .Key("leased").Uint(r.leased())
-      .Key("done").Uint(r.done())
-      .Key("failed").Uint(r.failed())
-      .Key("seen").Uint(r.seen())
-      .EndObject()
-      .Key("max_pages").Uint(r.max_pages())
-      .Key("pages_per_second").Raw(FormatRate(r.pages_per_second()))
-      .Key("hosts").Uint(r.hosts())
-      .Key("pages_stored").Uint(r.pages_stored())
-      .Key("bytes_stored").Uint(r.bytes_stored())
-      .Key("duplicates").Uint(r.duplicates())
-      .Key("malformed_messages").Uint(r.malformed_messages())
-      .Key("waiting_for_space").String(r.waiting_for_space())
-      .Key("paused").Bool(r.paused())
-      .Key("draining").Bool(r.draining())
-      .Key("blocks").Uint(static_cast<uint64_t>(r.blocks_size()))
-      .Key("overrides").Uint(static_cast<uint64_t>(r.overrides_size()))
-      .Key("top_hosts").BeginArray();
-  for (const auto& host : r.top_hosts()) {
-    json.BeginObject()
-        .Key("origin").String(host.host())
-        .Key("waiting").Uint(host.waiting())
-        .Key("in_flight").Uint(host.in_flight())
-        .Key("done").Uint(host.done())
-        .Key("failed").Uint(host.failed())
-        .EndObject();
-  }
-  json.EndArray().Key("failing_hosts").BeginArray();
-  for (const auto& host : r.failing_hosts()) {
-    json.BeginObject()
-        .Key("origin").String(host.host())
-        .Key("done").Uint(host.done())
-        .Key("failed").Uint(host.failed())
-        .Key("last_failure").String(host.last_failure())
-        .EndObject();
-  }
-  json.EndArray().Key("pushbacks").Uint(r.pushbacks())
-      .Key("origins_backing_off").Uint(r.origins_backing_off())
-      .Key("held_by_server").Uint(r.held_by_server())
-      .Key("slowed_hosts").BeginArray();
-  for (const auto& host : r.slowed_hosts()) {
-    json.BeginObject()
-        .Key("origin").String(host.host())
-        .Key("pushbacks").Uint(host.pushbacks())
-        .Key("gap_ms").Uint(host.gap_ms())
-        .Key("concurrency").Uint(host.concurrency())
-        .Key("backoff_since_ms").Uint(host.backoff_since_ms())
-        .Key("last_failure").String(host.last_failure())
-        .EndObject();
-  }
-  json.EndArray().Key("addresses_busy").Uint(r.addresses_busy()).Key("addresses").BeginArray();
-  for (const auto& a : r.addresses()) {
-    json.BeginObject()
-        .Key("address").String(a.address())
-        .Key("in_flight").Uint(a.in_flight())
-        .Key("origins_waiting").Uint(a.origins_waiting())
-        .Key("delay_left_ms").Uint(a.delay_left_ms())
-        .EndObject();
-  }
-  json.EndArray().Key("fetchers").BeginArray();
-  for (const auto& f : r.fetchers()) {
-    json.BeginObject()
-        .Key("id").String(f.sender_id())
-        .Key("leased").Uint(f.leased())
-        .Key("target_workers").Uint(f.load().target_workers())
-        .Key("live_workers").Uint(f.load().live_workers())
-        .Key("idle_workers").Uint(f.load().idle_workers())
-        .Key("transfers").Uint(f.load().transfers())
-        .Key("queued").Uint(f.load().queued())
-        .Key("in_flight").Uint(f.load().in_flight())
-        .Key("last_seen_ms_ago").Uint(f.last_seen_ms_ago())
-        .EndObject();
-  }
-  json.EndArray().EndObject();
-  return json.Take() + "\n";
+  return StatusReplyJson(r, options.frontier) + "\n";
 }
 
 int Main(int argc, char** argv) {
@@ -305,6 +236,12 @@ int Main(int argc, char** argv) {
     return 1;
   }
   std::cout << (options.json ? FormatJson(options, *reply) : FormatText(options, *reply));
+  // The web console of the crawl found in OUT, from its beacon.
+  if (auto beacon = ReadCrawlBeacon(options.out + "/.zcrawl");
+      !options.json && beacon.ok() && !beacon->console.empty() &&
+      std::find(beacon->endpoints.begin(), beacon->endpoints.end(), options.frontier) != beacon->endpoints.end()) {
+    std::cout << "\nconsole: " << beacon->console << "\n";
+  }
   std::cout.flush();
   return std::cout ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 #include "writer/writer_node.h"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -121,7 +122,15 @@ void WriterNode::SayReadyToFrontier() {
 
 v1::Envelope WriterNode::FrontierHeartbeat() const {
   v1::Envelope heartbeat;
-  heartbeat.mutable_heartbeat()->mutable_writer_state()->set_waiting_for_space(waiting_for_space_);
+  v1::WriterState* state = heartbeat.mutable_heartbeat()->mutable_writer_state();
+  state->set_waiting_for_space(waiting_for_space_);
+  state->set_pages_stored(counters_.pages_stored);
+  state->set_bytes_stored(counters_.bytes_stored);
+  state->set_duplicates(counters_.duplicates);
+  struct statvfs disk {};
+  if (statvfs(options_.sink.out_dir.c_str(), &disk) == 0) {
+    state->set_free_disk_bytes(static_cast<uint64_t>(disk.f_bavail) * disk.f_frsize);
+  }
   return heartbeat;
 }
 
@@ -295,7 +304,7 @@ void WriterNode::MaintainFrontierLink(InboundMessage& message) {
     if (frontier_->ReconnectIfDue()) SayReadyToFrontier();
     return;
   }
-  frontier_->HeartbeatIfIdle(FrontierHeartbeat());
+  if (frontier_->HeartbeatDue()) frontier_->HeartbeatIfIdle(FrontierHeartbeat());
 }
 
 void WriterNode::HandleFrontierMessage(std::string_view payload) {

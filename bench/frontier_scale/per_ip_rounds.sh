@@ -6,7 +6,8 @@
 #   bench/frontier_scale/per_ip_rounds.sh [BIN_DIR [TARGET_URLS [ROUNDS [OUT_DIR]]]]
 #
 # Each run's log and CSV go to OUT_DIR (default /tmp/per-ip-rounds); the
-# medians are the lines "seen checks ..." of each log.
+# medians by band of known URLs: bench/frontier_scale/band_medians.py
+# on=OUT_DIR/on-1.csv off=OUT_DIR/off-1.csv (runs BB, BC).
 set -u
 bin=${1:-build/bin}
 target=${2:-20000000}

@@ -99,6 +99,7 @@ Status Broker::Start() {
     metrics_ = std::move(*metrics);
     spdlog::info("metrics on http://{}:{}/metrics", options_.metrics_bind, metrics_->port());
   }
+  if (Status s = StartConsole(); !s.ok()) return s;
 
   beacon_started_wall_ms_ = clock_.WallMs();
   RefreshBeacon(/*stopped=*/false);
@@ -172,6 +173,8 @@ void Broker::HandleMessage(const std::string& identity, std::string_view payload
       if (envelope.heartbeat().has_load()) peer.load = envelope.heartbeat().load();
       if (peer.role == v1::PEER_ROLE_WRITER && envelope.heartbeat().has_writer_state()) {
         SetSpaceWait(SpaceWait::Source::kWriter, envelope.heartbeat().writer_state().waiting_for_space());
+        writer_state_ = envelope.heartbeat().writer_state();
+        writer_heard_ms_ = clock_.NowMs();
       }
       break;
     case v1::Envelope::kWorkRequest:
@@ -238,7 +241,9 @@ void Broker::HandleReady(Peer& peer, const v1::Envelope& envelope) {
 
 void Broker::HandleReport(Peer& peer, v1::FetchReport& report) {
   ++counters_.reports;
+  counters_.bytes_fetched += report.body_bytes();
   Completion completion = scheduler_->Complete(peer.identity, report);
+  if (completion.known_lease) ++peer.completed;
   if (!completion.known_lease) {
     ++counters_.stale_reports;
     spdlog::debug("stale report url={} lease={}", report.url(), report.lease_id());
@@ -394,9 +399,10 @@ Status Broker::Step(int max_wait_ms, bool* done) {
   zmq::pollitem_t items[] = {
       {socket_.handle(), 0, ZMQ_POLLIN, 0},
       {nullptr, admitter_->results().fd(), ZMQ_POLLIN, 0},
+      {nullptr, console_ ? console_->inbox().fd() : -1, ZMQ_POLLIN, 0},  // a viewer's control
   };
   try {
-    zmq::poll(items, 2, std::chrono::milliseconds(std::min(max_wait_ms, PollTimeoutMs())));
+    zmq::poll(items, console_ ? 3 : 2, std::chrono::milliseconds(std::min(max_wait_ms, PollTimeoutMs())));
   } catch (const zmq::error_t& e) {
     if (e.num() == EINTR) return Status::Ok();
     return InternalError(std::string("poll: ") + e.what());
@@ -415,6 +421,7 @@ Status Broker::Step(int max_wait_ms, bool* done) {
   Dispatch();
   CommitState(/*force=*/false);
   PublishMetrics();
+  MaintainConsole(/*controls_waiting=*/console_ && (items[2].revents & ZMQ_POLLIN) != 0);
 
   const int64_t now = clock_.NowMs();
   if (now - last_progress_ms_ >= kProgressIntervalMs) LogProgress(false);

@@ -31,6 +31,8 @@
 #include "common/metrics_server.h"
 #include "common/status.h"
 #include "frontier/admission/admission_limits.h"
+#include "frontier/console/console_history.h"
+#include "frontier/console/console_server.h"
 #include "frontier/control/crawl_controls.h"
 #include "frontier/scheduler/crawl_scheduler.h"
 #include "frontier/frontier_options.h"
@@ -70,6 +72,8 @@ struct BrokerCounters {
   uint64_t links_blocked = 0;
   uint64_t links_draining = 0;
   uint64_t admitted = 0;
+  uint64_t bytes_fetched = 0;  // body bytes the reports say were fetched
+  uint64_t console_snapshots = 0;  // built for the web console
   uint64_t peers_joined = 0;    // READY from a connection the frontier did not know (writers too)
   uint64_t peers_rejoined = 0;  // READY from a fetcher it knew: reconnected before declared lost
   uint64_t peers_lost = 0;
@@ -167,9 +171,18 @@ class Broker {
   // False (counted, logged) if the envelope could not be queued for the peer.
   bool Send(Peer& peer, v1::Envelope& envelope);
   void SendStatus(Peer& peer, const std::string& control_result = "");
+  // The crawl's view, as a StatusReply (the tools' and the console's).
+  void FillStatus(v1::StatusReply& status);
+  // The web console (broker_console.cc): started with --console-port; its
+  // controls applied and its snapshot published, once a turn.
+  Status StartConsole();
+  // `controls_waiting`: the poll saw the console's queue signalled (its
+  // eventfd is read only then: no syscall per turn otherwise).
+  void MaintainConsole(bool controls_waiting);
   // An operator's Control (broker_control.cc): applied, saved, logged;
   // returns what changed, for the reply.
-  std::string ApplyControl(Peer& peer, const v1::Control& control);
+  // `sender`: who asked (a tool's sender id, "console:ADDRESS").
+  std::string ApplyControl(const std::string& sender, const v1::Control& control);
   // The controls kept in the state, after it is opened; and staged for the
   // next write (after a control, and at each commit while blocks count).
   void RestoreControls();
@@ -194,6 +207,9 @@ class Broker {
   std::unique_ptr<ScopePolicy> scope_;
   std::unique_ptr<FreeSpaceGuard> state_space_;  // the state folder's free-space floor
   SpaceWait space_wait_;  // the writer's output or our state folder is full
+  // The writer's latest WriterState (its row in status and the console).
+  v1::WriterState writer_state_;
+  int64_t writer_heard_ms_ = -1;  // never
   v1::NetworkPolicy network_policy_;  // sent to each fetcher that says Ready
   const MemoryBudget budget_;
   // Declared before what points at it. Always present: without --state it
@@ -214,6 +230,9 @@ class Broker {
   uint64_t state_write_errors_ = 0;
   bool already_finished_ = false;
   std::unique_ptr<MetricsServer> metrics_;  // null unless --metrics-port
+  std::unique_ptr<ConsoleServer> console_;  // null unless --console-port
+  ConsoleHistory console_history_;
+  int64_t console_published_ms_ = INT64_MIN / 2;
   int64_t last_metrics_ms_ = 0;
 
   PeerTable peers_;

@@ -45,7 +45,7 @@ std::string VerbName(const v1::Control& control) {
 
 }  // namespace
 
-std::string Broker::ApplyControl(Peer& peer, const v1::Control& control) {
+std::string Broker::ApplyControl(const std::string& sender, const v1::Control& control) {
   std::string result;
   bool changes_state = true;
   switch (control.verb_case()) {
@@ -88,7 +88,7 @@ std::string Broker::ApplyControl(Peer& peer, const v1::Control& control) {
   std::replace(one_line.begin(), one_line.end(), '\n', ';');
   std::string note = control.note();
   std::replace(note.begin(), note.end(), '\n', ' ');
-  const std::string line = FormatUtc(clock_.WallMs()) + " from=" + peer.sender_id + " " + VerbName(control) +
+  const std::string line = FormatUtc(clock_.WallMs()) + " from=" + sender + " " + VerbName(control) +
                            (note.empty() ? "" : " note=\"" + note + "\"") + ": " + one_line;
   spdlog::info("operator control {}", line);
   if (!options_.state_dir.empty()) {

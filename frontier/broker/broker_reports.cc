@@ -307,6 +307,9 @@ void Broker::DefineCounters() {
   r.Add({.metric = "zcrawl_frontier_leases_unsent_total", .kind = kCounter,
          .help = "Leases whose WorkBatch could not be sent, returned at once",
          .read = [this] { return counters_.leases_unsent; }});
+  r.Add({.metric = "zcrawl_frontier_console_snapshots_total", .kind = kCounter,
+         .help = "Snapshots built for the web console (one a second while anyone looks, and one per control)",
+         .read = [this] { return counters_.console_snapshots; }});
   r.Add({.metric = "zcrawl_frontier_fetchers", .kind = kGauge, .help = "Connected fetchers",
          .read = [this] { return peers_.fetchers(); }});
   r.Add({.metric = "zcrawl_frontier_pages_per_second", .kind = kGauge, .help = "Recent completion rate",
@@ -322,20 +325,25 @@ void Broker::DefineCounters() {
 
 void Broker::HandleStatusRequest(Peer& peer, const v1::StatusRequest& request) {
   std::string control_result;
-  if (request.has_control()) control_result = ApplyControl(peer, request.control());
+  if (request.has_control()) control_result = ApplyControl(peer.sender_id, request.control());
   if (request.set_threads() > 0) SendThreads(request.set_threads(), request.fetcher_id());
   SendStatus(peer, control_result);
 }
 
 void Broker::SendStatus(Peer& peer, const std::string& control_result) {
   v1::Envelope envelope;
-  auto* status = envelope.mutable_status_reply();
+  FillStatus(*envelope.mutable_status_reply());
+  envelope.mutable_status_reply()->set_control_result(control_result);
+  Send(peer, envelope);
+}
+
+void Broker::FillStatus(v1::StatusReply& reply) {
+  v1::StatusReply* status = &reply;
   registry_.FillStatus(*status);
   status->set_paused(controls_.paused());
   status->set_draining(controls_.draining());
   for (auto& rule : controls_.blocks().Rules()) *status->add_blocks() = std::move(rule);
   for (auto& rule : controls_.overrides().Rules()) *status->add_overrides() = std::move(rule);
-  status->set_control_result(control_result);
   const int64_t now = clock_.NowMs();
   status->set_waiting_for_space(space_wait_.Describe(now));
   for (auto& q : scheduler_->TopOrigins(10)) *status->add_top_hosts() = std::move(q);
@@ -355,8 +363,14 @@ void Broker::SendStatus(Peer& peer, const std::string& control_result) {
     row->set_leased(scheduler_->leases_of(p.identity));
     *row->mutable_load() = p.load;
     row->set_last_seen_ms_ago(static_cast<uint64_t>(now - p.liveness.last_seen_ms));
+    row->set_hostname(p.hostname);
+    row->set_pid(p.pid);
+    row->set_completed(p.completed);
   }
-  Send(peer, envelope);
+  if (writer_heard_ms_ >= 0) {
+    *status->mutable_writer() = writer_state_;
+    status->set_writer_last_seen_ms_ago(static_cast<uint64_t>(now - writer_heard_ms_));
+  }
 }
 
 void Broker::LogProgress(bool final) {
@@ -396,6 +410,7 @@ void Broker::RefreshBeacon(bool stopped) {
   beacon.endpoints = ReachableEndpoints(options_.bind);
   if (beacon.endpoints.empty()) return;  // nothing a tool could reach
   if (metrics_) beacon.metrics = "http://" + options_.metrics_bind + ":" + std::to_string(metrics_->port()) + "/metrics";
+  if (console_) beacon.console = console_->url(/*with_token=*/false);
   beacon.pid = getpid();
   beacon.started_ms = beacon_started_wall_ms_;
   beacon.alive_ms = clock_.WallMs();

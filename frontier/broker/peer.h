@@ -23,6 +23,7 @@ struct Peer {
   // gone): no work before this time, so the broker does not spin on it.
   int64_t dispatch_after_ms = 0;
   v1::FetcherLoad load;
+  uint64_t completed = 0;      // reports of its leases received (the console's pages/s)
   bool told_shutdown = false;
 };
 

@@ -127,7 +127,24 @@ TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
   v1::Envelope ready;
   ready.mutable_ready()->set_role(v1::PEER_ROLE_FETCHER);
   ready.mutable_ready()->set_threads(3);
+  ready.mutable_ready()->set_hostname("fetch-box-1");
+  ready.mutable_ready()->set_pid(4242);
   ASSERT_TRUE(SendFrame(*socket, codec.Encode(ready)).ok());
+  // And a writer, whose heartbeat carries its row (WriterState).
+  settings.identity = "fake-writer-route";
+  auto writer_socket = MakeSocket(context, zmq::socket_type::dealer, settings);
+  ASSERT_TRUE(writer_socket.ok());
+  ASSERT_TRUE(Connect(*writer_socket, endpoint_).ok());
+  EnvelopeCodec writer_codec("writer-under-test");
+  v1::Envelope writer_ready;
+  writer_ready.mutable_ready()->set_role(v1::PEER_ROLE_WRITER);
+  ASSERT_TRUE(SendFrame(*writer_socket, writer_codec.Encode(writer_ready)).ok());
+  v1::Envelope writer_beat;
+  auto* writer_state = writer_beat.mutable_heartbeat()->mutable_writer_state();
+  writer_state->set_pages_stored(12);
+  writer_state->set_bytes_stored(34567);
+  writer_state->set_free_disk_bytes(5'000'000'000);
+  ASSERT_TRUE(SendFrame(*writer_socket, writer_codec.Encode(writer_beat)).ok());
   v1::Envelope heartbeat;
   auto* load = heartbeat.mutable_heartbeat()->mutable_load();
   load->set_live_workers(3);
@@ -143,8 +160,11 @@ TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
     ToolRun run = StatusWhenUp({"--json"});
     ASSERT_EQ(run.exit_code, 0) << run.output;
     const auto json = nlohmann::json::parse(run.output);
-    if (!json["fetchers"].empty() && json["fetchers"][0]["live_workers"] == 3) {
+    if (!json["fetchers"].empty() && json["fetchers"][0]["live_workers"] == 3 && json.contains("writer")) {
       fetcher = json["fetchers"][0];
+      EXPECT_EQ(json["writer"]["pages_stored"], 12);
+      EXPECT_EQ(json["writer"]["bytes_stored"], 34567);
+      EXPECT_EQ(json["writer"]["free_disk_bytes"], 5'000'000'000);
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -155,6 +175,9 @@ TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
   EXPECT_EQ(fetcher["idle_workers"], 2);
   EXPECT_EQ(fetcher["queued"], 7);
   EXPECT_EQ(fetcher["transfers"], 5);
+  EXPECT_EQ(fetcher["hostname"], "fetch-box-1");
+  EXPECT_EQ(fetcher["pid"], 4242);
+  EXPECT_EQ(fetcher["completed"], 0);
   EXPECT_LT(fetcher["last_seen_ms_ago"].get<int64_t>(), 10000);
 
   ToolRun text = StatusWhenUp({});
@@ -162,6 +185,9 @@ TEST_F(StatusToolTest, ConnectedFetcherGetsARowWithItsLoad) {
   EXPECT_NE(text.output.find("LAST_SEEN_MS"), std::string::npos) << text.output;
   EXPECT_NE(text.output.find("FETCHING"), std::string::npos) << text.output;
   EXPECT_NE(text.output.find("fetcher-under-test"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("fetch-box-1:4242"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("writer: stored 12 pages, 34567 bytes"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("5.0 GB free"), std::string::npos) << text.output;
 }
 
 // An origin nobody listens on: a real fetcher finds its robots.txt refused,

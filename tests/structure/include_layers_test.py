@@ -19,15 +19,16 @@ ALLOWED = {
     # its top folder (the settings, and main) and each part may use the
     # parts listed; other floors see the frontier as one.
     "frontier": {"proto", "common", "net", "frontier/store", "frontier/seen", "frontier/scheduler",
-                 "frontier/admission", "frontier/broker", "frontier/control"},
+                 "frontier/admission", "frontier/broker", "frontier/control", "frontier/console"},
     "frontier/store": {"proto", "common", "net", "frontier"},
     "frontier/seen": {"proto", "common", "net", "frontier", "frontier/store"},
     "frontier/control": {"proto", "common", "net", "frontier"},
+    "frontier/console": {"proto", "common", "net", "frontier", "frontier/control"},
     "frontier/scheduler": {"proto", "common", "net", "frontier", "frontier/store", "frontier/control"},
     "frontier/admission": {"proto", "common", "net", "frontier", "frontier/store", "frontier/seen",
                            "frontier/scheduler", "frontier/control"},
     "frontier/broker": {"proto", "common", "net", "frontier", "frontier/store", "frontier/seen",
-                        "frontier/scheduler", "frontier/admission", "frontier/control"},
+                        "frontier/scheduler", "frontier/admission", "frontier/control", "frontier/console"},
     "fetcher": {"proto", "common", "net", "warc"},
     "writer": {"proto", "common", "net", "warc"},
     "launcher": {"proto", "common", "net", "warc", "frontier", "fetcher", "writer"},
