@@ -6,14 +6,15 @@
 #include "common/json_writer.h"
 
 namespace zcrawl {
-namespace {
 
-std::string Rate(double rate) {
+std::string FormatRate(double rate) {
   if (!std::isfinite(rate) || rate < 0) rate = 0;
   char text[64];
   std::snprintf(text, sizeof text, "%.1f", rate);
   return text;
 }
+
+namespace {
 
 // A control's target as the message has it: {"origin": ...}, {"domain": ...}
 // or {"url_regex": ...}.
@@ -41,7 +42,7 @@ std::string StatusReplyJson(const v1::StatusReply& r, const std::string& endpoin
       .Key("seen").Uint(r.seen())
       .EndObject()
       .Key("max_pages").Uint(r.max_pages())
-      .Key("pages_per_second").Raw(Rate(r.pages_per_second()))
+      .Key("pages_per_second").Raw(FormatRate(r.pages_per_second()))
       .Key("hosts").Uint(r.hosts())
       .Key("pages_stored").Uint(r.pages_stored())
       .Key("bytes_stored").Uint(r.bytes_stored())

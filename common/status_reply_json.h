@@ -12,4 +12,8 @@ namespace zcrawl {
 // `endpoint`: where the reply came from, kept as "frontier".
 std::string StatusReplyJson(const v1::StatusReply& reply, const std::string& endpoint);
 
+// A rate or amount with one decimal ("12.5"; 0 for NaN or below 0), as the
+// JSON and `./run status`'s text both print it.
+std::string FormatRate(double rate);
+
 }  // namespace zcrawl

@@ -60,13 +60,6 @@ Result<v1::StatusReply> RequestStatus(const StatusToolOptions& options) {
   return AskFrontier(FrontierAddress{options.frontier, options.security, options.timeout_ms}, request);
 }
 
-std::string FormatRate(double rate) {
-  if (!std::isfinite(rate) || rate < 0) rate = 0;
-  char text[64];
-  std::snprintf(text, sizeof text, "%.1f", rate);
-  return text;
-}
-
 // A plain text table: the first row is the header; the first column is
 // left-aligned, the others right-aligned.
 std::string Table(const std::vector<std::vector<std::string>>& rows) {

@@ -49,6 +49,7 @@ void Broker::MaintainConsole(bool controls_waiting) {
   json.Key("failure_reasons").BeginObject();
   for (const auto& [reason, n] : scheduler_->failure_reasons()) json.Key(reason).Uint(n);
   json.EndObject().Key("hosts").BeginArray();
+  const int64_t wall_ms = clock_.WallMs();
   for (const auto& q : scheduler_->TopOrigins(kConsoleHostRows)) {
     json.BeginObject()
         .Key("host").String(q.host())
@@ -59,7 +60,7 @@ void Broker::MaintainConsole(bool controls_waiting) {
         .Key("gap_ms").Uint(q.gap_ms())
         .Key("concurrency").Uint(q.concurrency())
         .Key("pushbacks").Uint(q.pushbacks())
-        .Key("backing_off_s").Int(q.backoff_since_ms() == 0 ? 0 : (clock_.WallMs() - static_cast<int64_t>(q.backoff_since_ms())) / 1000)
+        .Key("backing_off_s").Int(q.backoff_since_ms() == 0 ? 0 : (wall_ms - static_cast<int64_t>(q.backoff_since_ms())) / 1000)
         .Key("override").Bool(controls_.overrides().For(q.host()) != nullptr)
         .Key("blocked").Bool(controls_.blocks().BlocksOrigin(q.host()))
         .Key("last_failure").String(q.last_failure())
