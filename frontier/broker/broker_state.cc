@@ -92,6 +92,9 @@ Status Broker::OpenState() {
     if (Status s = store_->Flush(); !s.ok()) return s;
   }
   counters_.admitted = limits_->admitted();
+  if (const size_t skipped = scheduler_->tallies().Restore(store_->GetMeta(CrawlTallies::kMetaKey)); skipped > 0) {
+    spdlog::warn("the state's tallies had {} lines that do not parse: the summary's causes may count short", skipped);
+  }
   RestoreControls();
   const auto& counts = scheduler_->counts();
   if (store_->GetMeta("finished") == "1") {
@@ -166,6 +169,8 @@ void Broker::CommitState(bool force) {
   }
   if (!controls_.blocks().empty()) StageControls();  // the blocks' counts go on after a restart
   scheduler_->StageDirtyOrigins();
+  // With the origins' counts, so the causes add up to them after a restart.
+  if (scheduler_->tallies().dirty()) store_->SetMeta(CrawlTallies::kMetaKey, scheduler_->tallies().Encode());
   if (sync) {
     last_commit_ms_ = now;
     // Sizes the seen filter of a resumed run (an estimate is enough).

@@ -277,7 +277,7 @@ Completion CrawlScheduler::Complete(const std::string& fetcher, const v1::FetchR
 
   const uint32_t http = report.http_status();
   if (report.status() == v1::FETCH_STATUS_OK) {
-    status_classes_[StatusClass(http)]++;
+    tallies_.CountStatusClass(StatusClass(http));
     if (IsServerStatePushBack(report) && OriginBackoff::HeldByServer(slot, lease.leased_ms)) {
       HoldForServer(slot, std::move(lease.record), completion);
     } else if (http == 429 || http >= 500) {
@@ -346,7 +346,7 @@ void CrawlScheduler::RetryOrFail(UrlRecord record, const std::string& reason, in
     return;
   }
   ++counts_.retried;
-  ++retry_reasons_[reason];
+  tallies_.CountRetry(reason);
   ++counts_.waiting;
   const int64_t ready =
       clock_.NowMs() + std::max(RetryBackoffMs(options_.leases.retry_base_ms, record.attempts), min_delay_ms);
@@ -397,7 +397,7 @@ void CrawlScheduler::HoldForServer(HostSlot& slot, UrlRecord record, Completion&
 void CrawlScheduler::Fail(const UrlRecord& record, const std::string& reason, Completion* completion) {
   ++counts_.failed;
   ++origins_.Slot(record.origin).failed;
-  ++failure_reasons_[reason];
+  tallies_.CountFailure(reason);
   spdlog::debug("failed url={} reason={} attempts={}", record.url, reason, record.attempts);
   if (completion) {
     completion->final_state = UrlState::kFailed;

@@ -43,6 +43,7 @@
 #include "frontier/control/block_list.h"
 #include "frontier/control/pace_overrides.h"
 #include "frontier/scheduler/address_budgets.h"
+#include "frontier/scheduler/crawl_tallies.h"
 #include "frontier/scheduler/fetch_outcome.h"
 #include "frontier/frontier_options.h"
 #include "frontier/scheduler/host_slot.h"
@@ -191,12 +192,14 @@ class CrawlScheduler {
   const SchedulerCounts& counts() const { return counts_; }
   uint64_t leases_of(const std::string& fetcher) const { return leases_.CountOf(fetcher); }
   // Failure reasons and how often each happened.
-  const std::map<std::string, uint64_t>& failure_reasons() const { return failure_reasons_; }
+  const std::map<std::string, uint64_t>& failure_reasons() const { return tallies_.failures(); }
   // Attempts that failed and were retried, by reason (a retry that later
   // succeeded leaves its trace only here).
-  const std::map<std::string, uint64_t>& retry_reasons() const { return retry_reasons_; }
+  const std::map<std::string, uint64_t>& retry_reasons() const { return tallies_.retries(); }
   // HTTP status classes of completed fetches ("2xx" -> n).
-  const std::map<std::string, uint64_t>& status_classes() const { return status_classes_; }
+  const std::map<std::string, uint64_t>& status_classes() const { return tallies_.status_classes(); }
+  // All three, to stage in and restore from the state (crawl_tallies.h).
+  CrawlTallies& tallies() { return tallies_; }
   // The per-origin rows (OriginStatusBoard).
   std::vector<v1::HostQueue> TopOrigins(size_t limit, bool by_done = false) const {
     return board_.Top(origins_.slots(), limit, by_done);
@@ -300,9 +303,7 @@ class CrawlScheduler {
   uint64_t heap_sequence_ = 0;
   FinalStateHandler on_final_;
   SchedulerCounts counts_;
-  std::map<std::string, uint64_t> failure_reasons_;
-  std::map<std::string, uint64_t> retry_reasons_;
-  std::map<std::string, uint64_t> status_classes_;
+  CrawlTallies tallies_;
 };
 
 }  // namespace zcrawl::frontier

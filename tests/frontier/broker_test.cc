@@ -304,6 +304,47 @@ TEST_F(BrokerTest, EveryInScopeReportedLinkIsOneSeenCheckEvenWhenTheCacheAnswers
   EXPECT_EQ(broker_->counters().links_duplicate, 3u);
 }
 
+// The summary's causes come back with the state: a frontier killed and
+// started again on it still says why the URLs it counts as failed failed
+// (issue 50's control test found them at 0 after a kill).
+TEST_F(BrokerTest, TheSummarysCausesSurviveARestartOnTheState) {
+  zmq::socket_t fetcher = JoinFetcher("fetcher-causes", 10);
+  auto batch = NextBatch(fetcher);
+  ASSERT_TRUE(batch.has_value());
+  ASSERT_EQ(batch->items_size(), 2);
+  EnvelopeCodec codec("fetcher-causes");
+  for (const auto& [item, http] : {std::pair{batch->items(0), 404u}, std::pair{batch->items(1), 500u}}) {
+    v1::Envelope envelope;
+    v1::FetchReport& fetched = *envelope.mutable_fetch_report();
+    fetched.set_lease_id(item.lease_id());
+    fetched.set_url(item.url());
+    fetched.set_status(v1::FETCH_STATUS_OK);
+    fetched.set_http_status(http);
+    fetcher.send(zmq::buffer(codec.Encode(envelope)), zmq::send_flags::none);
+  }
+  for (int turn = 0; turn < 200 && broker_->counter_registry().SummaryJson().find("http_500") == std::string::npos;
+       ++turn) {
+    Step();
+  }
+  const auto before = nlohmann::json::parse(broker_->counter_registry().SummaryJson());
+  ASSERT_EQ(before["failure_reasons"], nlohmann::json({{"http_404", 1}})) << before.dump();
+  ASSERT_EQ(before["retry_reasons"], nlohmann::json({{"http_500", 1}})) << before.dump();
+  clock_.Advance(options_.commit_interval_ms + 1);
+  Step(3);  // a commit turn: the state now holds what the summary says
+
+  fetcher.close();
+  broker_.reset();  // no final commit: as a kill would leave it
+  options_.bind = zcrawl::testing::UniqueInprocEndpoint("broker-test");
+  broker_.emplace(options_, context_, clock_);
+  ASSERT_TRUE(broker_->Start().ok());
+  const auto after = nlohmann::json::parse(broker_->counter_registry().SummaryJson());
+  EXPECT_EQ(after["resumed"], true) << after.dump();
+  EXPECT_EQ(after["failed"], 1) << after.dump();
+  EXPECT_EQ(after["failure_reasons"], before["failure_reasons"]) << after.dump();
+  EXPECT_EQ(after["retry_reasons"], before["retry_reasons"]) << after.dump();
+  EXPECT_EQ(after["status_classes"], nlohmann::json({{"4xx", 1}, {"5xx", 1}})) << after.dump();
+}
+
 // The counts the Broker defines, as its three reports export them: the
 // summary's keys in their documented order, each metric once, the status
 // reply's counts with the values the scheduler holds.
