@@ -396,8 +396,10 @@ def web_section(machine, by, p):
   p("HTTPS through a local CA, HTTP/2 on 4 hosts in 5, pages gzipped, 15-300 ms per answer (75 ms on "
     "average), robots.txt obeyed; nginx restarted for every crawl, connections and TLS resumptions "
     "from its access log. zcrawl `%s --delay-ms 0` (zcrawl-scan: separate processes; zcrawl-single: "
-    "`--single-process`), wget2 `--max-threads %s --compression=gzip`. Medians of %s rounds." % (
-        machine.get("zc_web"), machine.get("web_wget2_threads"), machine.get("repeats")))
+    "`--single-process`), wget2 `%s --compression=gzip`. Medians of %s rounds." % (
+        machine.get("zc_web"),
+        machine.get("web_wget2_args") or "--max-threads %s" % machine.get("web_wget2_threads"),
+        machine.get("repeats")))
   p("")
   p("| crawler | pages stored | pages/s (min-max) | CPU ms/page | user | sys | peak RSS MB | requests | "
     "connections | TLS resumed | HTTP/2 conns | crashes |")

@@ -689,7 +689,7 @@ source_rev() {
   echo "wget2_threads=$WGET2_THREADS"
   echo "zc_struggling=$ZC_STRUGGLING"
   echo "zc_web=$ZC_WEB"
-  echo "web_wget2_threads=$WEB_WGET2_THREADS"
+  echo "web_wget2_args=$WEB_WGET2_ARGS"
   echo "web=$WEB_HOSTS hosts, $WEB_PAGES pages"
   echo "struggling=$STRUGGLING_HOSTS hosts x $STRUGGLING_PAGES_PER_HOST pages, $STRUGGLING_RATE requests/s per host"
   echo "repeats=$REPEATS"

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,7 @@
 
 #include "common/clock.h"
 #include "fetcher/curl_transfer.h"
+#include "fetcher/tls_session_shares.h"
 
 namespace zcrawl::fetcher {
 namespace {
@@ -30,19 +32,38 @@ uint32_t EpollEvents(int what) {
   return events;
 }
 
+// TLS sessions are kept for this many origins per --keep-connections: an
+// origin whose connection was closed can still resume (a session is a few
+// KB, a kept connection ~50).
+constexpr size_t kTlsOriginsPerKeptConnection = 4;
+
+uint64_t OpenFilesAllowed() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  return limit.rlim_cur;
+}
+
 }  // namespace
+
+size_t KeptConnections(size_t wanted, size_t max_in_flight, uint64_t open_files) {
+  constexpr uint64_t kOtherFiles = 256;  // sockets to the frontier and writer, logs, the state
+  const uint64_t busy = 2 * uint64_t{max_in_flight} + kOtherFiles;
+  const uint64_t room = open_files > busy ? open_files - busy : 0;
+  return std::max<size_t>(2 * max_in_flight, std::min<uint64_t>(wanted, room));
+}
 
 struct CurlMultiLoop::Job {
   HttpRequest request;
   Done done;
   HttpResponse response;
   std::unique_ptr<CurlTransfer> transfer;
+  CURLSH* tls_share = nullptr;  // attached to the transfer's handle while it runs
 };
 
 class CurlMultiLoop::Engine {
  public:
   Engine(const HttpOptions& options, std::atomic<size_t>& in_flight)
-      : options_(options), in_flight_(in_flight) {}
+      : options_(options), in_flight_(in_flight), tls_shares_(kTlsOriginsPerKeptConnection * options.keep_connections) {}
   ~Engine() {
     for (auto& [curl, job] : running_) curl_multi_remove_handle(multi_, curl);
     running_.clear();
@@ -136,15 +157,26 @@ class CurlMultiLoop::Engine {
       return;
     }
     CURL* curl = transfer->curl();
+    job->tls_share = tls_shares_.Acquire(job->request.url);
+    curl_easy_setopt(curl, CURLOPT_SHARE, job->tls_share);
     job->transfer = std::move(transfer);
     if (CURLMcode code = curl_multi_add_handle(multi_, curl); code != CURLM_OK) {
       job->response.status = v1::FETCH_STATUS_WORKER_FAILED;
       job->response.error = std::string("curl_multi_add_handle: ") + curl_multi_strerror(code);
-      idle_.push_back(std::move(job->transfer));
+      Retire(*job);
       Deliver(*job);
       return;
     }
     running_.emplace(curl, std::move(job));
+  }
+
+  // The job's handle goes back to the idle ones, its TLS session share
+  // detached (tls_session_shares.h).
+  void Retire(Job& job) {
+    curl_easy_setopt(job.transfer->curl(), CURLOPT_SHARE, nullptr);
+    tls_shares_.Release(job.tls_share);
+    job.tls_share = nullptr;
+    idle_.push_back(std::move(job.transfer));
   }
 
   // A callback that throws must not take the loop, and every other
@@ -175,24 +207,26 @@ class CurlMultiLoop::Engine {
       }
       std::unique_ptr<Job> done = std::move(it->second);
       running_.erase(it);
-      idle_.push_back(std::move(done->transfer));
+      Retire(*done);
       // Counted out before the callback, which may look.
       in_flight_.store(running_.size(), std::memory_order_relaxed);
       Deliver(*done);
     }
   }
 
-  // Connections kept for reuse: twice the transfers that may run, so every
-  // running transfer's connection finds room when it ends. libcurl's
-  // default is four per transfer running at the moment one is returned:
-  // a quiet spell between waves of transfers closed the connections the
-  // next wave needed (bench/RESULTS.md run AI: 1,733 connects for 20,000
-  // pages at 512 in flight, 524 with this). Follows --threads when it
-  // changes at run time.
+  // Connections kept for reuse: --keep-connections, and at least twice the
+  // transfers that may run, so every running transfer's connection finds
+  // room when it ends. libcurl's default is four per transfer running at
+  // the moment one is returned: a quiet spell between waves of transfers
+  // closed the connections the next wave needed (bench/RESULTS.md run AI:
+  // 1,733 connects for 20,000 pages at 512 in flight, 524 with this). The
+  // idle ones stay within the open-files limit after the running
+  // transfers' two sockets each. Follows --threads when it changes.
   void KeepConnectionsFor(size_t max_in_flight) {
     if (max_in_flight == connections_for_) return;
     connections_for_ = max_in_flight;
-    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(2 * max_in_flight));
+    const size_t kept = KeptConnections(options_.keep_connections, max_in_flight, OpenFilesAllowed());
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(kept));
   }
 
   int WaitMs() const {
@@ -234,6 +268,8 @@ class CurlMultiLoop::Engine {
   int wake_fd_ = -1;
   int64_t timer_deadline_ms_ = -1;  // when libcurl wants a timeout call; -1: none
   size_t connections_for_ = 0;       // the max_in_flight the connection cache is sized for
+  // Declared before the transfers: destroyed after every handle that used it.
+  TlsSessionShares tls_shares_;
   std::deque<std::unique_ptr<Job>> waiting_;
   std::unordered_map<CURL*, std::unique_ptr<Job>> running_;
   std::vector<std::unique_ptr<CurlTransfer>> idle_;  // handles kept for reuse

@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -36,6 +37,12 @@
 #include "fetcher/http_client.h"
 
 namespace zcrawl::fetcher {
+
+// The connections the loop keeps idle for reuse: `wanted`
+// (--keep-connections) within what `open_files` leaves after two sockets
+// per transfer and the process's others, and never fewer than twice the
+// transfers that may run.
+size_t KeptConnections(size_t wanted, size_t max_in_flight, uint64_t open_files);
 
 class CurlMultiLoop {
  public:

@@ -20,10 +20,13 @@ class PrivateAddressGuard;
 // The most transfers a fetcher runs at once (--threads, and SetThreads at
 // run time).
 inline constexpr uint32_t kMaxThreads = 4096;
+// The most idle connections --keep-connections may keep.
+inline constexpr uint32_t kMaxKeptConnections = 16384;
 // Open files a fetcher may need: a transfer may hold two sockets while it
-// connects (happy eyeballs), libcurl keeps up to twice --threads
-// connections for reuse (curl_multi_loop.cc), and a few more for the rest.
-inline constexpr uint64_t kFetcherOpenFiles = 2 * kMaxThreads + 256;
+// connects (happy eyeballs), libcurl keeps up to --keep-connections (or
+// twice --threads) connections for reuse (curl_multi_loop.cc), and a few
+// more for the rest.
+inline constexpr uint64_t kFetcherOpenFiles = 2 * kMaxThreads + kMaxKeptConnections + 256;
 
 struct HttpOptions {
   // Names the crawler and where to learn about it, as polite crawlers do.
@@ -41,6 +44,15 @@ struct HttpOptions {
   // the frontier as links so scope is decided there.
   uint32_t max_redirects = 5;
   bool verify_tls = true;
+  // Connections kept open for reuse, idle, across all origins (at least
+  // twice the transfers that may run). A crawl rotates over more origins
+  // than it has transfers: with 64 in flight over 1,000 origins, a cache of
+  // 128 has closed an origin's connection before its next turn, and every
+  // request paid a TCP and TLS handshake (bench/RESULTS.md run BF). An idle
+  // TLS connection costs about 50 KB here and a socket on both ends;
+  // libcurl closes one idle for 118 s. Capped by the open-files limit,
+  // leaving the running transfers their sockets.
+  uint32_t keep_connections = 1024;
   // PEM file of CA certificates to trust instead of the system's (a private
   // CA, a test CA). Empty: the system's bundle.
   std::string ca_file;

@@ -43,6 +43,9 @@ void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
       ->capture_default_str()->check(CLI::Range(uint64_t{1024}, uint64_t{1} << 31));
   d.Option("--max-redirects", o.http.max_redirects, "Redirects from a linked URL to its page, across origins too")
       ->capture_default_str()->check(CLI::Range(0u, 20u));
+  d.Option("--keep-connections", o.http.keep_connections,
+           "Idle connections kept for reuse across origins (at least twice --threads)")
+      ->capture_default_str()->check(CLI::Range(0u, kMaxKeptConnections));
   d.Flag("!--insecure-tls", o.http.verify_tls, "Do not verify TLS certificates");
   d.Option("--resolve", o.http.resolve,
            "Connect HOST:PORT to ADDRESS, as curl's --resolve (HOST:PORT:ADDRESS[,ADDRESS]; repeatable)")

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -37,6 +38,7 @@ struct AccessLine {
   std::string protocol;  // "HTTP/2.0", "HTTP/1.1"
   std::string path;
   std::string user_agent;
+  bool session_reused = false;  // a TLS connection's handshake resumed a session
 };
 
 class HttpsSite : public ::testing::Test {
@@ -48,6 +50,7 @@ class HttpsSite : public ::testing::Test {
     MakeSite();
     h2_port_ = FreeLoopbackPort();
     h1_port_ = FreeLoopbackPort();
+    h1_close_port_ = FreeLoopbackPort();
     http_port_ = FreeLoopbackPort();
     StartNginx();
   }
@@ -98,14 +101,17 @@ class HttpsSite : public ::testing::Test {
     conf << (geteuid() == 0 ? "user root;\n" : "") << "worker_processes 1;\ndaemon off;\n"
          << "pid " << dir_ << "/nginx.pid;\nerror_log " << dir_ << "/error.log warn;\n"
          << "events { worker_connections 256; }\nhttp {\n"
-         << "  log_format probe '$connection $server_port $server_protocol $request_uri \"$http_user_agent\"';\n"
+         << "  log_format probe '$connection $server_port $server_protocol $request_uri \"$http_user_agent\" $ssl_session_reused';\n"
          << "  access_log " << dir_ << "/access.log probe;\n"
+         << "  ssl_session_cache shared:zcrawl:1m;\n"  // as most servers: sessions can be resumed
          << "  types { text/html html; text/plain txt; }\n"
          << "  client_body_temp_path " << dir_ << "/tmp-body;\n  proxy_temp_path " << dir_ << "/tmp-proxy;\n"
          << "  fastcgi_temp_path " << dir_ << "/tmp-fcgi;\n  uwsgi_temp_path " << dir_ << "/tmp-uwsgi;\n"
          << "  scgi_temp_path " << dir_ << "/tmp-scgi;\n"
          << "  server {\n    listen 127.0.0.1:" << h2_port_ << " ssl http2;\n" << tls << "  }\n"
          << "  server {\n    listen 127.0.0.1:" << h1_port_ << " ssl;\n" << tls << "  }\n"
+         << "  server {\n    listen 127.0.0.1:" << h1_close_port_ << " ssl;\n    keepalive_requests 1;\n" << tls
+         << "  }\n"
          << "  server {\n    listen 127.0.0.1:" << http_port_ << ";\n"
          << "    location / { return 301 https://127.0.0.1:" << h1_port_ << "$request_uri; }\n  }\n"
          << "}\n";
@@ -113,7 +119,8 @@ class HttpsSite : public ::testing::Test {
     nginx_.Start({kNginx, "-c", dir_ + "/nginx.conf", "-p", dir_, "-e", dir_ + "/error.log"},
                  dir_ + "/nginx.out");
     for (int i = 0; i < 200; ++i) {
-      if (LoopbackPortAccepts(h2_port_) && LoopbackPortAccepts(h1_port_) && LoopbackPortAccepts(http_port_)) {
+      if (LoopbackPortAccepts(h2_port_) && LoopbackPortAccepts(h1_port_) && LoopbackPortAccepts(h1_close_port_) &&
+          LoopbackPortAccepts(http_port_)) {
         return;
       }
       usleep(25000);
@@ -130,6 +137,9 @@ class HttpsSite : public ::testing::Test {
     std::vector<std::string> argv = {SourceDir() + "/run", "crawl", "--out", dir_ + "/" + name,
                                      "--delay-ms", "0", "--per-host", "4", "--retries", "1",
                                      "--retry-base-ms", "50", "--fetchers", "2", "--threads", "8"};
+    if (std::find(args.begin(), args.end(), "--fetchers") != args.end()) {  // the test's own count
+      argv.erase(std::find(argv.begin(), argv.end(), "--fetchers"), std::find(argv.begin(), argv.end(), "--threads"));
+    }
     argv.insert(argv.end(), args.begin(), args.end());
     TestProcess crawl;
     crawl.Start(argv, dir_ + "/" + name + ".log", {"ZCRAWL_NO_BUILD=1", "ZCRAWL_BIN_DIR=" + BinDir()});
@@ -148,6 +158,7 @@ class HttpsSite : public ::testing::Test {
       fields >> line.connection >> line.port >> line.protocol >> line.path;
       const size_t quote = text.find('"');
       if (quote != std::string::npos) line.user_agent = text.substr(quote + 1, text.rfind('"') - quote - 1);
+      line.session_reused = text.ends_with(" r");
       lines.push_back(line);
     }
     return lines;
@@ -175,6 +186,7 @@ class HttpsSite : public ::testing::Test {
   std::string dir_;
   uint16_t h2_port_ = 0;
   uint16_t h1_port_ = 0;
+  uint16_t h1_close_port_ = 0;  // HTTP/1.1, one request per connection
   uint16_t http_port_ = 0;
   TestProcess nginx_;
 };
@@ -220,6 +232,29 @@ TEST_F(HttpsSite, Http11CrawlTrustingTheTestCaStoresEveryPageOnce) {
     EXPECT_NE(line.user_agent.find("zcrawl/"), std::string::npos) << "default User-Agent: " << line.user_agent;
   }
   EXPECT_GE(requests, static_cast<size_t>(kPages + 2));
+}
+
+// A server that closes every connection after one answer: each request
+// needs a new connection, and each after the first resumes the TLS session
+// an earlier one got (tls_session_shares.h), whichever of the fetcher's
+// handles makes it. Per handle, as libcurl keeps them by itself, a handle's
+// first connection to the site was a full handshake (issue 51).
+TEST_F(HttpsSite, NewConnectionsToASiteResumeItsTlsSession) {
+  std::string log;
+  const int code = Crawl("resume", {Origin(h1_close_port_) + "/", "--ca-file", dir_ + "/ca.pem", "--fetchers", "1"},
+                         &log);
+  EXPECT_EQ(code, 0) << log;
+  ExpectEveryPageOnce("resume", Origin(h1_close_port_));
+  std::set<uint64_t> connections, full_handshakes;
+  for (const auto& line : AccessLog()) {
+    if (line.port != h1_close_port_) continue;
+    connections.insert(line.connection);
+    if (!line.session_reused) full_handshakes.insert(line.connection);
+  }
+  ASSERT_GE(connections.size(), static_cast<size_t>(kPages + 2)) << "one request per connection";
+  // robots.txt's connection, alone, then the home page's: both before any
+  // other request, so at most those two had no session to resume.
+  EXPECT_LE(full_handshakes.size(), 2u) << "of " << connections.size() << " connections";
 }
 
 TEST_F(HttpsSite, WithoutTheCaEveryUrlFailsNamingTheCertificateAndTheExitSaysNothingFetched) {
