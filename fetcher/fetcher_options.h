@@ -25,8 +25,8 @@ inline constexpr uint32_t kMaxKeptConnections = 16384;
 // Open files a fetcher may need: a transfer may hold two sockets while it
 // connects (happy eyeballs), libcurl keeps up to --keep-connections (or
 // twice --threads) connections for reuse (curl_multi_loop.cc), and a few
-// more for the rest.
-inline constexpr uint64_t kFetcherOpenFiles = 2 * kMaxThreads + kMaxKeptConnections + 256;
+// more for the rest. Takes the most transfers SetThreads allows at run time.
+inline uint64_t FetcherOpenFiles(uint32_t keep_connections) { return 2 * kMaxThreads + keep_connections + 256; }
 
 struct HttpOptions {
   // Names the crawler and where to learn about it, as polite crawlers do.

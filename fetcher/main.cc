@@ -29,7 +29,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   // SetThreads may raise the transfers to kMaxThreads at run time.
-  RaiseOpenFileLimit(kFetcherOpenFiles, "the most transfers --threads and SetThreads allow");
+  RaiseOpenFileLimit(FetcherOpenFiles(options.http.keep_connections),
+                     "the most transfers --threads and SetThreads allow, and --keep-connections");
   ShutdownSignal::Install();
   curl_global_init(CURL_GLOBAL_DEFAULT);
   int code = 0;

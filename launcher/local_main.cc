@@ -167,7 +167,8 @@ int Main(int argc, char** argv) {
   }
   // What each zcrawl-fetcher asks for, and room for the frontier's store and
   // the writer's files; their peers are threads here, not connections.
-  RaiseOpenFileLimit(1024 + groups.fetchers * fetcher::kFetcherOpenFiles, "frontier, writer and fetchers");
+  RaiseOpenFileLimit(1024 + groups.fetchers * fetcher::FetcherOpenFiles(fetcher_options.http.keep_connections),
+                     "frontier, writer and fetchers");
   if (Status s = frontier::AddSeedFile(frontier_options); !s.ok()) {
     spdlog::error("cannot start: {}", s.message());
     return 2;
