@@ -17,9 +17,7 @@ class CurlHttpClient final : public HttpClient {
     HttpResponse response;
     transfer_.Begin(request, &response);
     if (!transfer_.ok()) return response;
-    do {
-      transfer_.Finish(curl_easy_perform(transfer_.curl()));
-    } while (transfer_.FollowSameOriginRedirect());
+    transfer_.Finish(curl_easy_perform(transfer_.curl()));
     return response;
   }
 

@@ -201,10 +201,6 @@ class CurlMultiLoop::Engine {
       curl_multi_remove_handle(multi_, curl);
       Job& job = *it->second;
       job.transfer->Finish(result);
-      if (job.transfer->FollowSameOriginRedirect() &&
-          curl_multi_add_handle(multi_, curl) == CURLM_OK) {
-        continue;  // the next hop runs on the same handle
-      }
       std::unique_ptr<Job> done = std::move(it->second);
       running_.erase(it);
       Retire(*done);

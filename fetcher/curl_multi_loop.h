@@ -11,8 +11,7 @@
 // in the multi handle's shared cache and reused across transfers.
 //
 // Each request is a CurlTransfer (curl_transfer.h), the same code the
-// blocking client runs, so both ways fetch byte for byte alike, same-origin
-// redirects included. At most max_in_flight transfers run at once; more
+// blocking client runs, so both ways fetch byte for byte alike. At most max_in_flight transfers run at once; more
 // requests wait in order. The `done` callback runs on the loop's thread
 // once a response is final: it should hand the response on (to the parse
 // pool) and return quickly, since every transfer waits while it runs.

@@ -133,7 +133,6 @@ curl_socket_t CurlTransfer::OnOpenSocket(void* user, curlsocktype purpose, curl_
 void CurlTransfer::Begin(const HttpRequest& request, HttpResponse* response) {
   request_ = request;
   response_ = response;
-  hops_ = 0;
   max_body_ = request.max_body_bytes ? request.max_body_bytes : options_.max_body_bytes;
   if (!curl_) {
     response->status = v1::FETCH_STATUS_WORKER_FAILED;
@@ -143,11 +142,7 @@ void CurlTransfer::Begin(const HttpRequest& request, HttpResponse* response) {
   curl_slist_free_all(request_headers_);
   request_headers_ = nullptr;
   for (const std::string& header : request.headers) request_headers_ = curl_slist_append(request_headers_, header.c_str());
-  BeginHop(request.url);
-}
-
-void CurlTransfer::BeginHop(const std::string& url) {
-  url_ = url;
+  url_ = request.url;
   HttpResponse& r = *response_;
   r.body.clear();
   r.headers.clear();
@@ -160,7 +155,7 @@ void CurlTransfer::BeginHop(const std::string& url) {
   refusal_.clear();
   error_[0] = '\0';
   curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
-  curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, hops_ == 0 ? request_headers_ : nullptr);
+  curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, request_headers_);
   curl_easy_setopt(curl_, CURLOPT_FOLLOWLOCATION, request_.follow_any_redirect ? 1L : 0L);
   // Over HTTPS, wait for a connection being set up to the same origin and
   // share it when it turns out to speak HTTP/2, instead of opening one per
@@ -199,6 +194,7 @@ void CurlTransfer::Finish(CURLcode code) {
   if (code == CURLE_OK || (code == CURLE_WRITE_ERROR && response.body_truncated)) {
     response.status = v1::FETCH_STATUS_OK;
     response.error.clear();
+    EndAtRedirectLimit();
     return;
   }
   if (!refusal_.empty()) {
@@ -246,33 +242,19 @@ void CurlTransfer::Finish(CURLcode code) {
   }
 }
 
-bool CurlTransfer::FollowSameOriginRedirect() {
+void CurlTransfer::EndAtRedirectLimit() {
   HttpResponse& response = *response_;
-  if (response.status != v1::FETCH_STATUS_OK || request_.follow_any_redirect) return false;
-  if (response.http_status < 300 || response.http_status >= 400 || response.location.empty()) {
-    return false;
+  if (request_.follow_any_redirect || response.http_status < 300 || response.http_status >= 400 ||
+      response.location.empty()) {
+    return;
   }
-  auto from = Url::Parse(url_);
-  auto to = Url::Parse(response.location);
-  if (!from.ok() || !to.ok()) return false;
-  // One more redirect, followed here (same origin) or by the frontier as a
-  // new URL (another origin), whose count travels with it: either way the
-  // chain from the URL first linked is bounded.
-  if (request_.redirects_before + hops_ + 1 > options_.max_redirects) {
+  // This redirect's target would be one more hop in the chain from the URL
+  // first linked (its count travels with the target, WorkItem.redirect_hops).
+  if (request_.redirects_before + 1 > options_.max_redirects) {
     response.status = v1::FETCH_STATUS_REDIRECT_LIMIT;
     response.error = "more than " + std::to_string(options_.max_redirects) + " redirects";
     response.cause = "redirect_limit";
-    return false;
   }
-  if (from->origin_key() != to->origin_key()) return false;
-  ++hops_;
-  v1::Redirect& redirect = response.redirects.emplace_back();
-  redirect.set_from_url(url_);
-  redirect.set_status_code(response.http_status);
-  redirect.set_location(response.location);
-  to->ClearFragment();
-  BeginHop(to->href());
-  return true;
 }
 
 size_t CurlTransfer::OnBody(char* data, size_t size, size_t count, void* user) {

@@ -37,16 +37,17 @@ class CurlTransfer {
   // Starts a request: sets every per-request option, so nothing carries
   // over from the last request on this handle.
   void Begin(const HttpRequest& request, HttpResponse* response);
-  // Reads the outcome of the hop that ended with `code` into the response.
+  // Reads the outcome of the request that ended with `code` into the
+  // response. A redirect ends the fetch (robots.txt's excepted: libcurl
+  // follows those): its target goes to the frontier as a link, whose claim
+  // fetches it once however many URLs lead to it. Followed here, a page
+  // also linked directly was fetched and stored twice (issue 51's web
+  // bench: 636 of 10,000 pages). One past max_redirects in the chain is
+  // REDIRECT_LIMIT instead.
   void Finish(CURLcode code);
-  // After Finish: true when a same-origin redirect is to be followed; the
-  // redirect is recorded and the handle set up for the next hop. False when
-  // the response is final (past max_redirects it becomes REDIRECT_LIMIT).
-  // Cross-origin redirects end the fetch: the frontier judges the target.
-  bool FollowSameOriginRedirect();
 
  private:
-  void BeginHop(const std::string& url);
+  void EndAtRedirectLimit();
   void SetFixedOptions();
   static size_t OnBody(char* data, size_t size, size_t count, void* user);
   static size_t OnHeader(char* data, size_t size, size_t count, void* user);
@@ -59,8 +60,7 @@ class CurlTransfer {
   CURL* curl_;
   HttpRequest request_;
   HttpResponse* response_ = nullptr;
-  std::string url_;     // of the current hop
-  uint32_t hops_ = 0;   // same-origin redirects followed for this request
+  std::string url_;     // of the request
   uint64_t max_body_ = 0;
   bool too_large_ = false;
   bool headers_too_large_ = false;

@@ -40,8 +40,9 @@ struct HttpOptions {
   // Bodies are cut off (and the URL failed as too large) past this many
   // decoded bytes, so gzip bombs stop early too.
   uint64_t max_body_bytes = 10ull << 20;
-  // Same-origin redirects followed per URL; cross-origin ones go back to
-  // the frontier as links so scope is decided there.
+  // Redirects in a chain from the URL first linked. None is followed within
+  // a fetch: each target goes back to the frontier as a link carrying the
+  // count, so scope and the seen set decide there (curl_transfer.h).
   uint32_t max_redirects = 5;
   bool verify_tls = true;
   // Connections kept open for reuse, idle, across all origins (at least

@@ -1,4 +1,5 @@
-// HttpClient: one HTTP GET with redirects, as the fetch workers need it.
+// HttpClient: one HTTP GET, as the fetch workers need it (redirects are
+// followed for robots.txt only).
 // CurlHttpClient is the libcurl implementation; tests may inject fakes.
 //
 // Thread-safety: one client per worker thread. A CurlHttpClient keeps its
@@ -18,8 +19,8 @@ namespace zcrawl::fetcher {
 struct HttpRequest {
   std::string url;
   // Follow every redirect (any origin) through libcurl, up to
-  // max_redirects; used for robots.txt. Otherwise only same-origin
-  // redirects are followed and a cross-origin one ends the fetch.
+  // max_redirects; used for robots.txt. Otherwise a redirect ends the
+  // fetch and its target is a link for the frontier (curl_transfer.h).
   bool follow_any_redirect = false;
   // Overrides HttpOptions::max_body_bytes when non-zero; with
   // truncate_body the body is cut there instead of failing.
@@ -28,9 +29,8 @@ struct HttpRequest {
   // Redirects taken before this request (WorkItem.redirect_hops): they
   // count against max_redirects, so a chain across origins is bounded too.
   uint32_t redirects_before = 0;
-  // Request headers besides libcurl's own ("Name: value"), sent to the
-  // first URL only: the conditional headers of a recrawl
-  // (WorkItem.previous) speak of it, not of where it redirects.
+  // Request headers besides libcurl's own ("Name: value"): the
+  // conditional headers of a recrawl (WorkItem.previous).
   std::vector<std::string> headers;
 };
 
@@ -39,12 +39,11 @@ struct HttpResponse {
   std::string error;           // detail when status is not OK
   std::string cause;           // its token (fetcher/failure_cause.h), empty when OK
   uint32_t http_status = 0;
-  std::string final_url;       // after followed redirects
+  std::string final_url;       // after the redirects libcurl followed (robots.txt)
   std::string location;        // Location of a final 3xx (absolute), if any
   std::vector<v1::Header> headers;  // of the final response
   std::string body;            // decoded (content-encoding removed)
   bool body_truncated = false;
-  std::vector<v1::Redirect> redirects;
   v1::Timings timings;
   std::string ip_address;
   std::string http_version;    // "HTTP/1.1", "HTTP/2"

@@ -252,13 +252,10 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
     }
   }
   for (auto& header : response.headers) *page.add_headers() = std::move(header);
-  for (auto& redirect : response.redirects) *page.add_redirects() = std::move(redirect);
-
-  // A cross-origin redirect ends here; its target is a link for the
-  // frontier to judge.
+  // A redirect ends here; its target is a link for the frontier to judge
+  // and claim (curl_transfer.h).
   if (response.http_status >= 300 && response.http_status < 400 && !response.location.empty()) {
-    AddRedirectTarget(response.location,
-                      item.redirect_hops() + static_cast<uint32_t>(page.redirects_size()) + 1, outside_embed, page);
+    AddRedirectTarget(response.location, item.redirect_hops() + 1, outside_embed, page);
   }
   page.set_body_length(response.body.size());
   page.set_body(std::move(response.body));
