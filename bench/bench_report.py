@@ -402,8 +402,8 @@ def web_section(machine, by, p):
         machine.get("repeats")))
   p("")
   p("| crawler | pages stored | pages/s (min-max) | CPU ms/page | user | sys | peak RSS MB | requests | "
-    "connections | TLS resumed | HTTP/2 conns | crashes |")
-  p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    "connections | TLS resumed | HTTP/2 conns | stored twice | crashes |")
+  p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   med = lambda runs, key: statistics.median(int(r["detail"].get(key, 0)) for r in runs)
   table = {}
   for label in labels:
@@ -414,10 +414,13 @@ def web_section(machine, by, p):
                       for r in runs)
     table[label] = s
     crashes = len(by.get(("web", label + "!crash"), []))
-    p("| %s | %s | %.0f (%.0f-%.0f) | %.3f | %.3f | %.3f | %.1f | %d | %d | %d | %d | %d |" % (
+    # Pages stored more than once, in the worst round (zcrawl's index says;
+    # wget2 keeps one file per URL).
+    twice = [int(r["detail"]["stored_twice"]) for r in runs if "stored_twice" in r["detail"]]
+    p("| %s | %s | %.0f (%.0f-%.0f) | %.3f | %.3f | %.3f | %.1f | %d | %d | %d | %d | %s | %d |" % (
         label, stored_cell(s), s["pps"], s["pps_min"], s["pps_max"], s["cpu_per_page"], s["user_per_page"],
         s["sys_per_page"], s["rss_mb"], med(runs, "requests"), med(runs, "connections"),
-        med(runs, "tls_resumed"), med(runs, "h2_connections"), crashes))
+        med(runs, "tls_resumed"), med(runs, "h2_connections"), max(twice) if twice else "-", crashes))
   if "wget2" in table and table["wget2"]["pps"] > 0:
     p("")
     for label in labels:

@@ -489,7 +489,7 @@ run_crawler() {
   fi
   mkdir -p "$out"
   sync
-  local load t0 t1 code=0 stored cpu_ms rss_kb detail=""
+  local load t0 t1 code=0 stored stored_twice="" cpu_ms rss_kb detail=""
   # RUN_SEEDS, RUN_HOSTS: another web's (the endless web, the struggling site).
   local seeds=("${SEEDS[@]}") hosts="${RUN_HOSTS:-$HOST_LIST}"
   if [ -n "${RUN_SEEDS+x}" ]; then seeds=("${RUN_SEEDS[@]}"); fi
@@ -530,10 +530,12 @@ run_crawler() {
   local nginx_ms=$(( $(nginx_cpu_ms) - nginx0 ))
   if [ "$tool" = zcrawl ] || [ "$tool" = zcrawl-base ]; then
     case "$ZC_FORMAT" in
-      # The web-like site (RUN_ROBOTS): its 404 answers are stored too; count its pages.
-      # Distinct pages: a redirect (/moved/X) stores X's page under its own URL too.
-      files) if [ -n "${RUN_ROBOTS:-}" ]; then stored="$(python3 -c 'import json, sys
-print(len({j.get("final_url") or j["url"] for j in map(json.loads, open(sys.argv[1])) if j.get("status") == 200}))' "$out/index.jsonl")"
+      # The web-like site (RUN_ROBOTS): its 404 and 301 answers are stored
+      # too; count its distinct pages, and the pages stored more than once
+      # (detail "stored_twice", issue 51 point 4).
+      files) if [ -n "${RUN_ROBOTS:-}" ]; then read -r stored stored_twice < <(python3 -c 'import json, sys
+pages = [j.get("final_url") or j["url"] for j in map(json.loads, open(sys.argv[1])) if j.get("status") == 200]
+print(len(set(pages)), len(pages) - len(set(pages)))' "$out/index.jsonl")
              else stored="$(find "$out" -type f ! -path "$out/.zcrawl/*" ! -path "$out/index.jsonl" | wc -l)"; fi ;;
       warc) stored="$(cat "$out"/*-index.jsonl 2>/dev/null | wc -l)" ;;  # one line per page
       *) stored="$(cat "$out/pages.jsonl" 2>/dev/null | wc -l)" ;;
@@ -548,7 +550,7 @@ print(len({j.get("final_url") or j["url"] for j in map(json.loads, open(sys.argv
         for (k in own_cpu) d = d "," k ":" own_cpu[k] "ms/" own_rss[k] "kB"
         print total, rss, d
       }' "$rus")
-    detail="$detail,index_lines:$(wc -l < "$out/index.jsonl" 2>/dev/null || echo 0)"
+    detail="$detail,index_lines:$(wc -l < "$out/index.jsonl" 2>/dev/null || echo 0)${stored_twice:+,stored_twice:$stored_twice}"
   else
     stored="$(find "$out" -type f ! -name robots.txt | wc -l)"
     # GNU time adds a "Command exited with non-zero status" line first on failure.
