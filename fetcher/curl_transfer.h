@@ -5,10 +5,8 @@
 //
 // A transfer is reused request after request, so the handle's settings that
 // never change are made once. For each request the driver calls Begin, runs
-// the handle, calls Finish with libcurl's result, and then
-// FollowSameOriginRedirect: if that returns true the handle is set up for
-// the next hop and must be run again; otherwise the response is final.
-// The response being filled must outlive the request.
+// the handle once and calls Finish with libcurl's result: the response is
+// then final. The response being filled must outlive the request.
 //
 // Thread-safety: a transfer belongs to one thread at a time.
 #pragma once

@@ -175,7 +175,10 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   // Neither yields links of its own (a stylesheet outside the scope still
   // yields its references, below).
   const bool yields_links = !outside_embed && !not_modified;
-  if (!html && !options_.store_non_html && !outside_embed && !not_modified) {
+  // A redirect is kept whatever its body's type: its target is a link.
+  const bool redirect =
+      response.http_status >= 300 && response.http_status < 400 && !response.location.empty();
+  if (!html && !options_.store_non_html && !outside_embed && !not_modified && !redirect) {
     report.set_status(v1::FETCH_STATUS_SKIPPED_CONTENT);
     report.set_error("content type " + media_type);
     return outcome;
@@ -254,7 +257,7 @@ FetchOutcome PageProcessor::Complete(const v1::WorkItem& item, const std::string
   for (auto& header : response.headers) *page.add_headers() = std::move(header);
   // A redirect ends here; its target is a link for the frontier to judge
   // and claim (curl_transfer.h).
-  if (response.http_status >= 300 && response.http_status < 400 && !response.location.empty()) {
+  if (redirect) {
     AddRedirectTarget(response.location, item.redirect_hops() + 1, outside_embed, page);
   }
   page.set_body_length(response.body.size());

@@ -12,6 +12,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/ascii.h"
 #include "common/json_writer.h"
 #include "common/url.h"
 #include "writer/durable_file.h"
@@ -74,6 +75,15 @@ bool MakeDirs(const std::string& root, const std::string& relative_dir) {
     start = end + 1;
   }
   return true;
+}
+
+// Where a redirect answer (3xx but 304) points; empty for any other page.
+std::string_view RedirectLocation(const v1::Page& page) {
+  if (page.http_status() < 300 || page.http_status() >= 400 || page.http_status() == 304) return {};
+  for (const v1::Header& header : page.headers()) {
+    if (EqualsIgnoreCaseAscii(header.name(), "location")) return header.value();
+  }
+  return {};
 }
 
 }  // namespace
@@ -178,9 +188,13 @@ bool FilesSink::EnsureDir(const std::string& dir) {
 Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
   if (!index_.is_open()) return InternalError("files sink not open");
   // A recrawl's "not modified": no file; the line says the earlier
-  // capture stands.
+  // capture stands. A redirect: no file either (its target is a URL of its
+  // own); the line names where it points. Stored at its path, /dir's 301
+  // would take the name the folder of /dir/index.html needs.
   const bool unchanged = IsNotModifiedAnswer(page);
-  Result<std::string> file = unchanged ? Result<std::string>(std::string()) : StoreBody(page, payload.body);
+  const std::string_view location = RedirectLocation(page);
+  Result<std::string> file =
+      unchanged || !location.empty() ? Result<std::string>(std::string()) : StoreBody(page, payload.body);
   if (!file.ok()) return file.status();
   const PageValidators validators = PageValidatorsOf(page);
   JsonWriter json;
@@ -193,6 +207,7 @@ Status FilesSink::Append(const v1::Page& page, PagePayload&& payload) {
       .Key("depth").Uint(page.depth())
       .Key("fetched_at_ms").Int(page.fetched_at_ms())
       .Key("file").String(*file);
+  if (!location.empty()) json.Key("location").String(location);
   // A continuous crawl's later rounds of a URL: the key the writer knows
   // them by on a restart (jsonl_keys.h).
   if (!page.dedup_key().empty() && page.dedup_key() != page.url()) json.Key("key").String(page.dedup_key());

@@ -276,7 +276,13 @@ void Broker::HandleReport(Peer& peer, v1::FetchReport& report) {
   }
   AdmissionJob job;
   if (completion.follow_links) {
-    job.depth = completion.depth + 1;
+    // A redirect's target (and the "moved here" links of its body) is the
+    // same page one step on, not a link further down: it keeps the depth,
+    // as it did when redirects were followed within the fetch.
+    const bool redirect = report.http_status() >= 300 && report.http_status() < 400 &&
+                          std::any_of(report.links().begin(), report.links().end(),
+                                      [](const v1::Link& link) { return link.redirect_hops() > 0; });
+    job.depth = completion.depth + (redirect ? 0 : 1);
     job.parent_embed_hops = completion.embed_hops;
     job.links.reserve(report.links_size());
     for (auto& link : *report.mutable_links()) {

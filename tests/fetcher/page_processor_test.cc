@@ -1021,6 +1021,26 @@ TEST_P(PageProcessorTest, NonHtmlFileIsSkippedWhenNotStored) {
   EXPECT_EQ(Scheduler().counts().retried, 0u);
 }
 
+// A redirect is no content to skip: its target must reach the frontier,
+// whatever the type of the short body servers send with it.
+TEST_P(PageProcessorTest, ARedirectIsKeptWhenNonHtmlIsSkipped) {
+  options_.store_non_html = false;
+  TestResponse moved = Redirect(301, "/elsewhere");
+  moved.headers.push_back({"Content-Type", "text/plain"});
+  moved.body = "Moved";
+  Route("/old", moved);
+  StartServer();
+
+  FetchOutcome outcome;
+  const frontier::Completion completion = FetchAndComplete(LeaseOne(At("/old")), &outcome);
+
+  EXPECT_EQ(outcome.report.status(), v1::FETCH_STATUS_OK);
+  EXPECT_EQ(outcome.report.http_status(), 301u);
+  EXPECT_EQ(LinkUrls(outcome.report.links()), std::vector<std::string>{At("/elsewhere")});
+  EXPECT_TRUE(outcome.page.has_value());
+  EXPECT_TRUE(completion.follow_links);
+}
+
 // --- Sitemaps ----------------------------------------------------------------
 
 // sm2.xml.gz is served as nginx serves .xml.gz files: application/gzip, no

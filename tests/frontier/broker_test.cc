@@ -304,6 +304,39 @@ TEST_F(BrokerTest, EveryInScopeReportedLinkIsOneSeenCheckEvenWhenTheCacheAnswers
   EXPECT_EQ(broker_->counters().links_duplicate, 3u);
 }
 
+// A redirect's target is the same page one step on, not a link further
+// down: it keeps the redirect's depth, while a page's links go one deeper.
+TEST_F(BrokerTest, ARedirectsTargetKeepsItsDepthAndAPagesLinksGoOneDeeper) {
+  zmq::socket_t fetcher = JoinFetcher("fetcher-depth", 10);
+  auto batch = NextBatch(fetcher);
+  ASSERT_TRUE(batch.has_value());
+  ASSERT_EQ(batch->items_size(), 2);
+  EnvelopeCodec codec("fetcher-depth");
+  for (const v1::WorkItem& item : batch->items()) {
+    const bool a = item.url() == "http://a.test/1";
+    v1::Envelope envelope;
+    v1::FetchReport& fetched = *envelope.mutable_fetch_report();
+    fetched.set_lease_id(item.lease_id());
+    fetched.set_url(item.url());
+    fetched.set_status(v1::FETCH_STATUS_OK);
+    fetched.set_http_status(a ? 301 : 200);
+    v1::Link& link = *fetched.add_links();
+    link.set_url(a ? "http://a.test/moved-here" : "http://b.test/linked");
+    if (a) link.set_redirect_hops(1);
+    fetcher.send(zmq::buffer(codec.Encode(envelope)), zmq::send_flags::none);
+  }
+  v1::Envelope more;
+  more.mutable_work_request()->set_credit(10);
+  fetcher.send(zmq::buffer(codec.Encode(more)), zmq::send_flags::none);
+  std::map<std::string, uint32_t> depth_of;
+  for (int i = 0; i < 5 && depth_of.size() < 2; ++i) {
+    auto next = NextBatch(fetcher);
+    if (!next) break;
+    for (const v1::WorkItem& item : next->items()) depth_of[item.url()] = item.depth();
+  }
+  EXPECT_EQ(depth_of, (std::map<std::string, uint32_t>{{"http://a.test/moved-here", 0}, {"http://b.test/linked", 1}}));
+}
+
 // The summary's causes come back with the state: a frontier killed and
 // started again on it still says why the URLs it counts as failed failed
 // (issue 50's control test found them at 0 after a kill).

@@ -118,7 +118,7 @@ TEST(FilesSinkTest, WritesBodiesAndIndexWithoutOverwritingAnother) {
 
 // A recrawl's 304 gets a line and no file; a page that names an earlier
 // capture but is no 304 (a confused or hostile fetcher) is stored whole.
-TEST(FilesSinkTest, OnlyANotModifiedAnswerGoesWithoutAFile) {
+TEST(FilesSinkTest, ANotModifiedAnswerGoesWithoutAFile) {
   const std::string dir = zcrawl::testing::MakeTempDir("files-sink-304");
   SinkOptions options;
   options.out_dir = dir;
@@ -138,6 +138,41 @@ TEST(FilesSinkTest, OnlyANotModifiedAnswerGoesWithoutAFile) {
   EXPECT_EQ(index["http://h.test/same"][0].file, "");
   ASSERT_NE(index["http://h.test/odd"][0].file, "");
   EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/" + index["http://h.test/odd"][0].file), "BODY");
+  std::filesystem::remove_all(dir);
+}
+
+// A redirect gets a line naming its target and no file: stored at its
+// path, /dir's 301 would take the name the folder of /dir/'s index.html
+// needs, and the page itself would go to the flat names. A 3xx without a
+// Location is a page like any other.
+TEST(FilesSinkTest, ARedirectGoesWithoutAFileAndLeavesItsPathToItsTarget) {
+  const std::string dir = zcrawl::testing::MakeTempDir("files-sink-redirect");
+  SinkOptions options;
+  options.out_dir = dir;
+  FilesSink sink(options);
+  ASSERT_TRUE(sink.Open().ok());
+  v1::Page moved = MakePage("http://h.test/dir", "<a href=/dir/>moved</a>", 1);
+  moved.set_http_status(301);
+  v1::Header* location = moved.add_headers();
+  location->set_name("Location");
+  location->set_value("http://h.test/dir/");
+  v1::Page choices = MakePage("http://h.test/choose", "PICK", 2);
+  choices.set_http_status(300);
+  ASSERT_TRUE(sink.Write(moved).ok());
+  ASSERT_TRUE(sink.Write(MakePage("http://h.test/dir/", "INDEX", 3)).ok());
+  ASSERT_TRUE(sink.Write(choices).ok());
+  ASSERT_TRUE(sink.Flush().ok());
+  ASSERT_TRUE(sink.Close().ok());
+  auto index = zcrawl::testing::ReadIndex(dir);
+  ASSERT_EQ(index.size(), 3u);
+  EXPECT_EQ(index["http://h.test/dir"][0].file, "");
+  EXPECT_EQ(index["http://h.test/dir"][0].status, 301);
+  EXPECT_EQ(index["http://h.test/dir/"][0].file, "h.test/dir/index.html");
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/h.test/dir/index.html"), "INDEX");
+  ASSERT_NE(index["http://h.test/choose"][0].file, "");
+  EXPECT_EQ(zcrawl::testing::ReadFile(dir + "/" + index["http://h.test/choose"][0].file), "PICK");
+  EXPECT_NE(zcrawl::testing::ReadFile(dir + "/index.jsonl").find(R"("location":"http://h.test/dir/")"),
+            std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
