@@ -74,6 +74,25 @@ class BrokerTest : public ::testing::Test {
     return std::nullopt;
   }
 
+  // The fetcher `id` on `socket` reports `item` fetched with HTTP `http`,
+  // with one link if `link` is not empty (a redirect's target when
+  // `redirect_hops` > 0).
+  static void SendReport(zmq::socket_t& socket, const std::string& id, const v1::WorkItem& item, uint32_t http,
+                         const std::string& link = "", uint32_t redirect_hops = 0) {
+    v1::Envelope envelope;
+    v1::FetchReport& fetched = *envelope.mutable_fetch_report();
+    fetched.set_lease_id(item.lease_id());
+    fetched.set_url(item.url());
+    fetched.set_status(v1::FETCH_STATUS_OK);
+    fetched.set_http_status(http);
+    if (!link.empty()) {
+      v1::Link& added = *fetched.add_links();
+      added.set_url(link);
+      added.set_redirect_hops(redirect_hops);
+    }
+    socket.send(zmq::buffer(EnvelopeCodec(id).Encode(envelope)), zmq::send_flags::none);
+  }
+
   FrontierOptions options_;
   zmq::context_t context_{1};
   FakeClock clock_;
@@ -311,23 +330,16 @@ TEST_F(BrokerTest, ARedirectsTargetKeepsItsDepthAndAPagesLinksGoOneDeeper) {
   auto batch = NextBatch(fetcher);
   ASSERT_TRUE(batch.has_value());
   ASSERT_EQ(batch->items_size(), 2);
-  EnvelopeCodec codec("fetcher-depth");
   for (const v1::WorkItem& item : batch->items()) {
-    const bool a = item.url() == "http://a.test/1";
-    v1::Envelope envelope;
-    v1::FetchReport& fetched = *envelope.mutable_fetch_report();
-    fetched.set_lease_id(item.lease_id());
-    fetched.set_url(item.url());
-    fetched.set_status(v1::FETCH_STATUS_OK);
-    fetched.set_http_status(a ? 301 : 200);
-    v1::Link& link = *fetched.add_links();
-    link.set_url(a ? "http://a.test/moved-here" : "http://b.test/linked");
-    if (a) link.set_redirect_hops(1);
-    fetcher.send(zmq::buffer(codec.Encode(envelope)), zmq::send_flags::none);
+    if (item.url() == "http://a.test/1") {
+      SendReport(fetcher, "fetcher-depth", item, 301, "http://a.test/moved-here", 1);
+    } else {
+      SendReport(fetcher, "fetcher-depth", item, 200, "http://b.test/linked");
+    }
   }
   v1::Envelope more;
   more.mutable_work_request()->set_credit(10);
-  fetcher.send(zmq::buffer(codec.Encode(more)), zmq::send_flags::none);
+  fetcher.send(zmq::buffer(EnvelopeCodec("fetcher-depth").Encode(more)), zmq::send_flags::none);
   std::map<std::string, uint32_t> depth_of;
   for (int i = 0; i < 5 && depth_of.size() < 2; ++i) {
     auto next = NextBatch(fetcher);
@@ -345,16 +357,8 @@ TEST_F(BrokerTest, TheSummarysCausesSurviveARestartOnTheState) {
   auto batch = NextBatch(fetcher);
   ASSERT_TRUE(batch.has_value());
   ASSERT_EQ(batch->items_size(), 2);
-  EnvelopeCodec codec("fetcher-causes");
-  for (const auto& [item, http] : {std::pair{batch->items(0), 404u}, std::pair{batch->items(1), 500u}}) {
-    v1::Envelope envelope;
-    v1::FetchReport& fetched = *envelope.mutable_fetch_report();
-    fetched.set_lease_id(item.lease_id());
-    fetched.set_url(item.url());
-    fetched.set_status(v1::FETCH_STATUS_OK);
-    fetched.set_http_status(http);
-    fetcher.send(zmq::buffer(codec.Encode(envelope)), zmq::send_flags::none);
-  }
+  SendReport(fetcher, "fetcher-causes", batch->items(0), 404);
+  SendReport(fetcher, "fetcher-causes", batch->items(1), 500);
   for (int turn = 0; turn < 200 && broker_->counter_registry().SummaryJson().find("http_500") == std::string::npos;
        ++turn) {
     Step();
