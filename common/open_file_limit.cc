@@ -24,4 +24,10 @@ void RaiseOpenFileLimit(uint64_t wanted, std::string_view why) {
   }
 }
 
+uint64_t OpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
+  return limit.rlim_cur;
+}
+
 }  // namespace zcrawl

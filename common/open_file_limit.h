@@ -14,4 +14,7 @@ namespace zcrawl {
 // `why` names what needs them, for the warning ("--threads 4000").
 void RaiseOpenFileLimit(uint64_t wanted, std::string_view why);
 
+// The soft limit in force (UINT64_MAX when unlimited or unknown).
+uint64_t OpenFileLimit();
+
 }  // namespace zcrawl

@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/clock.h"
+#include "common/open_file_limit.h"
 #include "fetcher/curl_transfer.h"
 #include "fetcher/tls_session_shares.h"
 
@@ -36,12 +36,6 @@ uint32_t EpollEvents(int what) {
 // origin whose connection was closed can still resume (a session is a few
 // KB, a kept connection ~50).
 constexpr size_t kTlsOriginsPerKeptConnection = 4;
-
-uint64_t OpenFilesAllowed() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return UINT64_MAX;
-  return limit.rlim_cur;
-}
 
 }  // namespace
 
@@ -221,7 +215,8 @@ class CurlMultiLoop::Engine {
   void KeepConnectionsFor(size_t max_in_flight) {
     if (max_in_flight == connections_for_) return;
     connections_for_ = max_in_flight;
-    const size_t kept = KeptConnections(options_.keep_connections, max_in_flight, OpenFilesAllowed());
+    const uint64_t open_files = options_.open_files_share > 0 ? options_.open_files_share : OpenFileLimit();
+    const size_t kept = KeptConnections(options_.keep_connections, max_in_flight, open_files);
     curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(kept));
   }
 

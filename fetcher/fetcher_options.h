@@ -27,6 +27,13 @@ inline constexpr uint32_t kMaxKeptConnections = 16384;
 // twice --threads) connections for reuse (curl_multi_loop.cc), and a few
 // more for the rest. Takes the most transfers SetThreads allows at run time.
 inline uint64_t FetcherOpenFiles(uint32_t keep_connections) { return 2 * kMaxThreads + keep_connections + 256; }
+// Each of `fetchers` fetchers' share of a process's open-files `limit`
+// after `reserved` for its other parts (HttpOptions::open_files_share); 0
+// (the whole limit) when unlimited.
+inline uint64_t FetcherOpenFilesShare(uint64_t limit, uint32_t fetchers, uint64_t reserved) {
+  if (limit == UINT64_MAX || fetchers == 0) return 0;
+  return limit > reserved ? std::max<uint64_t>(1, (limit - reserved) / fetchers) : 1;
+}
 
 struct HttpOptions {
   // Names the crawler and where to learn about it, as polite crawlers do.
@@ -64,6 +71,11 @@ struct HttpOptions {
   // --resolve: a staging site under its real name, a test. The address
   // guard still judges the address.
   std::vector<std::string> resolve;
+  // Not a setting: the open files this fetcher may count on, when it shares
+  // its process with others (./run crawl --single-process runs the
+  // fetchers, the frontier and the writer as threads of one). 0: the
+  // process's whole limit.
+  uint64_t open_files_share = 0;
   // Not a setting: the node's guard over the addresses connected to, shared
   // by all its transfers and filled from the frontier's NetworkPolicy
   // (private_address_guard.h). Null (unit tests of the client): no check.

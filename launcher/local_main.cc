@@ -167,8 +167,14 @@ int Main(int argc, char** argv) {
   }
   // What each zcrawl-fetcher asks for, and room for the frontier's store and
   // the writer's files; their peers are threads here, not connections.
-  RaiseOpenFileLimit(1024 + groups.fetchers * fetcher::FetcherOpenFiles(fetcher_options.http.keep_connections),
-                     "frontier, writer and fetchers");
+  constexpr uint64_t kFrontierAndWriterFiles = 1024;
+  RaiseOpenFileLimit(
+      kFrontierAndWriterFiles + groups.fetchers * fetcher::FetcherOpenFiles(fetcher_options.http.keep_connections),
+      "frontier, writer and fetchers");
+  // Below what was asked (a low hard limit), the fetchers share what is left
+  // after the frontier's and the writer's, instead of each counting on all.
+  fetcher_options.http.open_files_share =
+      fetcher::FetcherOpenFilesShare(OpenFileLimit(), groups.fetchers, kFrontierAndWriterFiles);
   if (Status s = frontier::AddSeedFile(frontier_options); !s.ok()) {
     spdlog::error("cannot start: {}", s.message());
     return 2;

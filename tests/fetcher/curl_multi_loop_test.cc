@@ -226,6 +226,12 @@ TEST(CurlMultiLoopTest, KeptConnectionsStayWithinTheOpenFilesLeftToThem) {
   EXPECT_EQ(KeptConnections(0, 64, 1 << 20), 128u) << "never below twice the transfers";
   EXPECT_EQ(KeptConnections(1024, 64, 1024), 1024u - 128 - 256) << "the running transfers' sockets first";
   EXPECT_EQ(KeptConnections(1024, 64, 300), 128u);
+  // Fetchers sharing a process (--single-process) share its limit after
+  // the frontier's and the writer's files.
+  EXPECT_EQ(FetcherOpenFilesShare(3072, 2, 1024), 1024u);
+  EXPECT_EQ(KeptConnections(1024, 64, FetcherOpenFilesShare(3072, 2, 1024)), 1024u - 128 - 256);
+  EXPECT_EQ(FetcherOpenFilesShare(UINT64_MAX, 2, 1024), 0u) << "unlimited: each counts on the whole";
+  EXPECT_EQ(FetcherOpenFilesShare(1000, 2, 1024), 1u);
 }
 
 TEST(CurlMultiLoopTest, StopDropsUnfinishedTransfersWithoutCallingBack) {
