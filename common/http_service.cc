@@ -139,4 +139,8 @@ HttpService::~HttpService() {
   if (daemon_ != nullptr) MHD_stop_daemon(daemon_);
 }
 
+bool IsLoopbackName(std::string_view name) {
+  return name.starts_with("127.") || name == "::1" || name == "localhost";
+}
+
 }  // namespace zcrawl

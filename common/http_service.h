@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 
@@ -65,5 +66,10 @@ class HttpService {
   uint16_t port_ = 0;
   friend struct HttpServiceCallbacks;
 };
+
+// An address or host name only this machine reaches (127.0.0.0/8, ::1,
+// localhost): a service bound there needs no token, and a Host header
+// naming it is no rebinding.
+bool IsLoopbackName(std::string_view name);
 
 }  // namespace zcrawl

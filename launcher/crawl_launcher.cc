@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/http_service.h"
 #include "launcher/command_lines.h"
 #include "launcher/crawl_end.h"
 #include "launcher/recrawl.h"
@@ -136,7 +137,7 @@ int CrawlLauncher::Run() {
                out_dir == "crawl-out" ? "" : out_dir.c_str());
   if (layout.console_port != 0) {
     const std::string& bind = options_.frontier.console_bind;
-    const std::string token = bind.starts_with("127.") ? "" : " (its token: " + layout.state_dir + "/console.token)";
+    const std::string token = IsLoopbackName(bind) ? "" : " (its token: " + layout.state_dir + "/console.token)";
     console_.Say("crawl: console on http://%s:%u/%s\n", bind.c_str(), static_cast<unsigned>(layout.console_port),
                  token.c_str());
   }

@@ -22,10 +22,6 @@ namespace {
 // hold the save longer).
 constexpr auto kControlWait = std::chrono::seconds(10);
 
-bool IsLoopback(const std::string& address) {
-  return address.starts_with("127.") || address == "::1" || address == "localhost";
-}
-
 std::string NewToken() {
   std::random_device random;
   static const char* kHex = "0123456789abcdef";
@@ -111,7 +107,7 @@ Result<std::unique_ptr<ConsoleServer>> ConsoleServer::Start(const std::string& a
   std::unique_ptr<ConsoleServer> server(new ConsoleServer());
   server->clock_ = &clock;
   server->address_ = address;
-  if (!IsLoopback(address)) {
+  if (!IsLoopbackName(address)) {
     if (token_file.empty()) return InvalidArgumentError("a console beyond loopback needs a state folder for its token");
     auto token = LoadOrMakeToken(token_file);
     if (!token.ok()) return token.status();
@@ -149,7 +145,7 @@ static bool NamesLoopback(const std::map<std::string, std::string>& headers) {
   std::string host = it->second;
   if (host.starts_with("[")) return host.starts_with("[::1]");
   host = host.substr(0, host.find(':'));
-  return IsLoopback(host);
+  return IsLoopbackName(host);
 }
 
 bool ConsoleServer::Authorised(const HttpRequest& request) const {
