@@ -20,15 +20,8 @@ command -v node >/dev/null || skip "no node"
 
 WORK="$(mktemp -d /tmp/zcrawl-console.XXXXXX)"
 SHOT="${1:-$WORK/console.png}"
-PIDS=()
-failed=1
-# shellcheck disable=SC2317  # called by the trap
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
-  if [ "$failed" != 0 ]; then echo "work folder kept: $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
+# shellcheck source=tests/support/script_servers.sh
+. "$REPO/tests/support/script_servers.sh"
 
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 python3 "$HERE/slow_site.py" "$PORT" "$WORK/site.log" >"$WORK/site.out" 2>&1 &

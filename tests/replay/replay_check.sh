@@ -43,16 +43,9 @@ BIN="${ZCRAWL_BIN_DIR:-$REPO/build/bin}"
 
 START=$SECONDS
 WORK="$(mktemp -d /tmp/zcrawl-replay.XXXXXX)"
-PIDS=()
-failed=1
-# Servers are ours alone: stop them by PID however the script ends.
-# shellcheck disable=SC2317  # called by the trap
-cleanup() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
-  if [ "$KEEP" = 1 ] || [ "$failed" != 0 ]; then echo "work folder kept: $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
+# Servers are ours alone: stopped by PID however the script ends.
+# shellcheck source=tests/support/script_servers.sh
+. "$REPO/tests/support/script_servers.sh"
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
