@@ -929,7 +929,7 @@ fi
 
 if part micro; then
   : > "$WORK/micro.txt"
-  for b in url_bench html_parser_bench crawl_scheduler_bench warc_sink_bench; do
+  for b in url_bench html_parser_bench content_decode_bench crawl_scheduler_bench warc_sink_bench; do
     if [ -x "$BIN_DIR/$b" ]; then
       log "microbenchmark $b"
       "$BIN_DIR/$b" --benchmark_min_time="$MICRO_MIN_TIME" 2>&1 | tee -a "$WORK/micro.txt" >&2

@@ -1,6 +1,7 @@
 #include "fetcher/curl_transfer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 
@@ -10,6 +11,7 @@
 #include "common/ip_network.h"
 #include "common/url.h"
 #include "fetcher/charset.h"
+#include "fetcher/content_decoder.h"
 #include "fetcher/failure_cause.h"
 #include "fetcher/private_address_guard.h"
 
@@ -76,7 +78,9 @@ void CurlTransfer::SetFixedOptions() {
   curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");  // every encoding libcurl decodes
+  // Bodies are decoded here (ContentDecoder says why), not by libcurl.
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, ContentDecoder::kAcceptEncoding);
+  curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
   curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.total_timeout_ms));
@@ -152,6 +156,8 @@ void CurlTransfer::Begin(const HttpRequest& request, HttpResponse* response) {
   too_large_ = false;
   headers_too_large_ = false;
   header_bytes_ = 0;
+  decoder_.reset();
+  bad_coding_.clear();
   refusal_.clear();
   error_[0] = '\0';
   curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
@@ -203,6 +209,12 @@ void CurlTransfer::Finish(CURLcode code) {
     response.error = "refused to connect: " + refusal_;
     response.cause = "private_address";
     return;
+  }
+  if (!bad_coding_.empty()) {
+    // Our decoder stopped the transfer: libcurl's own code for what it
+    // reported when it decoded.
+    code = CURLE_BAD_CONTENT_ENCODING;
+    snprintf(error_, sizeof(error_), "%s", bad_coding_.c_str());
   }
   response.error = std::string(curl_easy_strerror(code)) + (error_[0] ? ": " : "") + error_;
   TransferFailure failure;
@@ -261,24 +273,48 @@ size_t CurlTransfer::OnBody(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<CurlTransfer*>(user);
   const size_t bytes = size * count;
   std::string& body = t->response_->body;
-  if (body.empty()) {
-    // Size the body once from Content-Length (capped: servers lie) instead
-    // of growing it by doubling, which copies an 18 KB page about 4 times.
-    curl_off_t length = -1;
-    if (curl_easy_getinfo(t->curl_, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
-        length > 0) {
-      body.reserve(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(length), t->max_body_)));
+  if (!t->decoder_ && !t->StartBody()) return 0;  // abort the transfer
+  if (!t->decoder_->identity()) {
+    switch (t->decoder_->Decode(std::string_view(data, bytes), &body, t->max_body_)) {
+      case ContentDecoder::Result::kOk: return bytes;
+      case ContentDecoder::Result::kFull: return t->EndAtBodyLimit();
+      case ContentDecoder::Result::kError:
+        t->bad_coding_ = "cannot undo Content-Encoding '" + t->codings_ + "': " + t->decoder_->error();
+        return 0;
     }
   }
   if (body.size() + bytes > t->max_body_) {
-    const size_t room = t->max_body_ - body.size();
-    body.append(data, room);
-    if (t->request_.truncate_body) t->response_->body_truncated = true;
-    else t->too_large_ = true;
-    return 0;  // abort the transfer
+    body.append(data, t->max_body_ - body.size());
+    return t->EndAtBodyLimit();
   }
   body.append(data, bytes);
   return bytes;
+}
+
+bool CurlTransfer::StartBody() {
+  codings_.clear();
+  for (const v1::Header& header : response_->headers) {
+    if (!EqualsIgnoreCaseAscii(header.name(), "content-encoding")) continue;
+    if (!codings_.empty()) codings_ += ", ";
+    codings_ += header.value();
+  }
+  decoder_ = ContentDecoder::ForCodings(codings_, &bad_coding_);
+  if (!decoder_) return false;
+  // Size the body once from Content-Length (capped: servers lie) instead
+  // of growing it by doubling, which copies an 18 KB page about 4 times.
+  // An encoded body is expected to decode to about 4 times its length.
+  curl_off_t length = -1;
+  if (curl_easy_getinfo(curl_, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK && length > 0) {
+    const uint64_t expected = static_cast<uint64_t>(length) * (decoder_->identity() ? 1 : 4);
+    response_->body.reserve(static_cast<size_t>(std::min<uint64_t>(expected, max_body_)));
+  }
+  return true;
+}
+
+size_t CurlTransfer::EndAtBodyLimit() {
+  if (request_.truncate_body) response_->body_truncated = true;
+  else too_large_ = true;
+  return 0;  // abort the transfer
 }
 
 size_t CurlTransfer::OnHeader(char* data, size_t size, size_t count, void* user) {
@@ -289,6 +325,7 @@ size_t CurlTransfer::OnHeader(char* data, size_t size, size_t count, void* user)
     // A new response (after a followed redirect or a 1xx): keep only the last.
     t->response_->headers.clear();
     t->header_bytes_ = 0;
+    t->decoder_.reset();
     return bytes;
   }
   t->header_bytes_ += bytes;

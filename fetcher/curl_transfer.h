@@ -14,7 +14,10 @@
 #include <curl/curl.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "fetcher/content_decoder.h"
 
 #include "fetcher/fetcher_options.h"
 #include "fetcher/http_client.h"
@@ -46,6 +49,12 @@ class CurlTransfer {
 
  private:
   void EndAtRedirectLimit();
+  // At a response's first body bytes: its decoder (false: a coding it
+  // cannot undo) and the body's room.
+  bool StartBody();
+  // The body reached max_body_: truncated if the request allows, too large
+  // otherwise. Returns 0, libcurl's signal to abort the transfer.
+  size_t EndAtBodyLimit();
   void SetFixedOptions();
   static size_t OnBody(char* data, size_t size, size_t count, void* user);
   static size_t OnHeader(char* data, size_t size, size_t count, void* user);
@@ -63,6 +72,9 @@ class CurlTransfer {
   bool too_large_ = false;
   bool headers_too_large_ = false;
   size_t header_bytes_ = 0;  // of the current response's header section
+  std::unique_ptr<ContentDecoder> decoder_;  // of the current response, from its first body bytes
+  std::string codings_;  // the current response's Content-Encoding, joined
+  std::string bad_coding_;  // why the body could not be decoded
   std::string refusal_;  // why the guard refused an address in this hop
   curl_slist* resolve_ = nullptr;  // options_.resolve, for CURLOPT_RESOLVE
   curl_slist* request_headers_ = nullptr;  // HttpRequest::headers of the request in progress

@@ -13,7 +13,7 @@ BUILD_PACKAGES=(
   build-essential cmake pkg-config ca-certificates
   libzmq3-dev cppzmq-dev libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libgumbo-dev libmodest-dev libidn2-dev
-  libspdlog-dev libcli11-dev libssl-dev zlib1g-dev libdeflate-dev libisal-dev
+  libspdlog-dev libcli11-dev libssl-dev zlib1g-dev libdeflate-dev libisal-dev libbrotli-dev libzstd-dev
   libjemalloc-dev librocksdb-dev libpsl-dev nlohmann-json3-dev libzip-dev libmicrohttpd-dev
 )
 # libsqlite3-dev, sqlite3: the replacement writer's test reads its SQLite output; python3-*: the warc

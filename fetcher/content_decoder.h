@@ -1,0 +1,77 @@
+// ContentDecoder: undoes a response's Content-Encoding (RFC 9110 8.4) as
+// its body arrives, so the fetcher stores and parses the body decoded.
+//
+// Why not libcurl's own decoding: libcurl 7.88 inflates gzip and deflate
+// with zlib, which was 10% of the whole crawl's CPU on issue 51's web-like
+// site (every HTML page gzipped). Here gzip and deflate go through ISA-L's
+// igzip inflater (libisal, already the WARC writer's compressor), 2-3x
+// zlib's speed (bench/RESULTS.md, content_decode_bench); br and zstd through
+// their reference libraries, as libcurl would. The transfer turns libcurl's
+// decoding off (CURLOPT_HTTP_CONTENT_DECODING 0) and advertises exactly
+// what is decoded here (kAcceptEncoding).
+//
+// Rules, as libcurl's and browsers':
+//   - codings apply in the order listed ("gzip, br": br was applied last,
+//     so it is undone first); "identity" is nothing; at most kMaxCodings;
+//     an unknown coding is an error (bad_content_encoding);
+//   - corrupt data (bad header, checksum, symbol) is an error;
+//   - gzip: further members after the first are decoded too; bytes after
+//     the last member that do not start a member are ignored; "deflate"
+//     is zlib-wrapped, or raw DEFLATE from servers that get it wrong;
+//   - a stream cut short keeps what was decoded (the transfer itself knows
+//     whether the body arrived whole);
+//   - output is bounded: a small body that inflates past the limit stops
+//     there (kFull) after at most one chunk of extra work, a bomb costs
+//     no more than the limit. Intermediate stages are held to the limit
+//     too. zstd frames asking for a window over 8 MiB are refused (RFC
+//     8878's recommended bound), so no frame decides our memory.
+//
+// Thread-safety: one decoder per response, used by one thread.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zcrawl::fetcher {
+
+class ContentDecoder {
+ public:
+  // The Accept-Encoding the fetcher sends: every coding decoded here.
+  static constexpr const char* kAcceptEncoding = "gzip, deflate, br, zstd";
+  static constexpr size_t kMaxCodings = 5;
+
+  enum class Result { kOk, kFull, kError };
+
+  // For a response whose Content-Encoding headers, joined with ", ", say
+  // `codings`. Null with *error set when a coding is unknown or there are
+  // too many; a decoder with no stages (identity) when there is none.
+  static std::unique_ptr<ContentDecoder> ForCodings(std::string_view codings, std::string* error);
+
+  ~ContentDecoder();
+  ContentDecoder(const ContentDecoder&) = delete;
+  ContentDecoder& operator=(const ContentDecoder&) = delete;
+
+  // True when there is nothing to undo: bytes are appended as they come.
+  bool identity() const { return stages_.empty(); }
+
+  // Decodes the next bytes of the body, appending to *out while out->size()
+  // stays within `limit`. kFull: the decoded body would pass `limit` (out
+  // holds its first `limit` bytes); kError: see error().
+  Result Decode(std::string_view in, std::string* out, size_t limit);
+  const std::string& error() const { return error_; }
+
+  // One coding's decoder (content_decoder.cc has gzip/deflate, br, zstd).
+  class Stage;
+
+ private:
+  ContentDecoder();
+  Result Feed(size_t stage, std::string_view in, std::string* out, size_t limit);
+
+  std::vector<std::unique_ptr<Stage>> stages_;  // in the order they undo codings
+  std::string error_;
+};
+
+}  // namespace zcrawl::fetcher
