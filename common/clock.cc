@@ -14,6 +14,11 @@ int64_t RealClock::WallMs() const {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+int64_t RealClock::SteadyNowUs() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
 const Clock& RealClock::Get() {
   static const RealClock clock;
   return clock;

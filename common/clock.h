@@ -23,6 +23,9 @@ class RealClock final : public Clock {
   int64_t WallMs() const override;
   // A shared instance for production code.
   static const Clock& Get();
+  // Monotonic microseconds, for pacing real CPU work (not crawl logic, which
+  // goes through a Clock so tests can fake it).
+  static int64_t SteadyNowUs();
 };
 
 class FakeClock final : public Clock {

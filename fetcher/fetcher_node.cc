@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -44,7 +46,8 @@ FetcherNode::FetcherNode(const FetcherOptions& options, zmq::context_t& context,
       clock_(clock),
       codec_(MakeSenderId()),
       shared_(std::make_shared<WorkerShared>(options, clock, codec_.sender_id())),
-      threads_(options.threads) {}
+      threads_(options.threads),
+      pacer_(options.turn_gap_ms * 1000) {}
 
 FetcherNode::~FetcherNode() { StopWork(); }
 
@@ -397,8 +400,17 @@ void FetcherNode::SayGoodbye(const std::string& reason) {
   writer_->Send(envelope).IgnoreError();
 }
 
+void FetcherNode::PaceTurn() {
+  if (loop_) {
+    const int64_t wait_us = pacer_.WaitUs(RealClock::SteadyNowUs(), loop_->queued());
+    if (wait_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(wait_us));
+  }
+  pacer_.TurnBegan(RealClock::SteadyNowUs());
+}
+
 Status FetcherNode::Run() {
   while (true) {
+    PaceTurn();
     bool done = false;
     if (Status s = Step(static_cast<int>(options_.link.heartbeat_ms / 2), &done); !s.ok()) return s;
     if (done) return Status::Ok();
@@ -474,6 +486,7 @@ Status FetcherNode::Step(int max_wait_ms, bool* done) {
   }
   outcomes_.clear();
   shared_->outcomes.Drain(outcomes_);
+  pacer_.Finished(outcomes_.size(), RealClock::SteadyNowUs());
   for (auto& outcome : outcomes_) HandleOutcome(std::move(outcome));
   // Everything this turn learned goes to the frontier in one message.
   FlushReports();

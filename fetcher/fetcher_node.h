@@ -14,7 +14,9 @@
 // are held, each at most max_body_bytes plus its text.
 //
 // Runs on one thread (the sockets' owner); workers hand results back through
-// a NotifyingQueue polled next to the sockets.
+// a NotifyingQueue polled next to the sockets. While the fetch loop is full
+// and URLs wait for a slot, Run spaces its turns by --turn-gap-ms so that
+// what finished in between travels together (turn_pacer.h).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,7 @@
 #include "fetcher/fetcher_options.h"
 #include "fetcher/html_parser_pool.h"
 #include "fetcher/page_processor.h"
+#include "fetcher/turn_pacer.h"
 #include "net/envelope_codec.h"
 #include "net/peer_link.h"
 
@@ -96,6 +99,9 @@ class FetcherNode {
   void FailItem(uint64_t lease_id, std::string reason);
   bool event_loop() const;
   void StopWork();
+  // Before a turn of Run: waits while the pacer says finished work should
+  // gather (turn_pacer.h).
+  void PaceTurn();
 
   const FetcherOptions& options_;
   zmq::context_t& context_;
@@ -143,6 +149,7 @@ class FetcherNode {
   // a page whose writer left first).
   int64_t shutdown_received_ms_ = 0;
   FetcherCounters counters_;
+  TurnPacer pacer_;
 };
 
 }  // namespace zcrawl::fetcher

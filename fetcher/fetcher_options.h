@@ -103,7 +103,19 @@ struct FetcherOptions {
   uint32_t parse_threads = 0;
   // Extra URLs requested beyond free capacity, hiding the round trip to the
   // frontier. Larger hoards work another fetcher could do.
-  uint32_t prefetch = 4;
+  // 32 so that, with the default 64 transfers, requests wait in the fetch
+  // loop behind busy slots for the turn pacing to take its gap (below;
+  // with 4 the queue was empty whenever a few pages waited for the
+  // writer). A URL queued here waits ~50 ms at 676 pages/s; a host's
+  // politeness is decided when the frontier leases, and one the frontier
+  // holds back is not leased at all.
+  uint32_t prefetch = 32;
+  // While every fetch slot is busy and requests wait for one, the main
+  // thread takes a turn at most every this many ms, so what finished in
+  // between travels together (turn_pacer.h; 0: a turn per event). 10 ms
+  // cut the crawl's CPU per page by a fifth on the web bench at the same
+  // pages/s (bench/RESULTS.md run BJ).
+  int64_t turn_gap_ms = 10;
   // Idle workers exit after this long (<0: never).
   int64_t keep_alive_ms = 60000;
   // A worker task running longer than this (a fetch and parse with

@@ -13,6 +13,10 @@ void DeclareFetcherSettings(SettingsDeclarer& d, FetcherOptions& o) {
       ->capture_default_str()->check(CLI::Range(0u, 1024u));
   d.Option("--prefetch", o.prefetch, "URLs requested beyond free capacity")
       ->capture_default_str()->check(CLI::Range(0u, 4096u));
+  d.Option("--turn-gap-ms", o.turn_gap_ms,
+           "While all fetch slots are busy, take a main-loop turn at most this often, so finished pages "
+           "travel together (0: a turn per event)")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{1000}));
   d.Option("--keep-alive-ms", o.keep_alive_ms, "Idle workers exit after this (<0: never)")
       ->capture_default_str();
   d.Option("--watchdog-ms", o.watchdog_ms, "Abandon a worker task running longer (0: off)")

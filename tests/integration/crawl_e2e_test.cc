@@ -330,7 +330,8 @@ TEST_F(SiteFixture, FetcherJoiningLateAndOneLeavingEarlyStillCompletesTheCrawl) 
   EXPECT_EQ(*frontier_code, 0);
   EXPECT_EQ(late.Wait(10000).value_or(-1), 0) << ReadFile(dir_ + "/late.log");
   EXPECT_EQ(writer.Wait(10000).value_or(-1), 0) << ReadFile(dir_ + "/writer.log");
-  // What the leaver held (4 workers + 4 prefetched) may be fetched again.
+  // What the leaver had fetched but not reported (its 4 transfers and the
+  // pages at the writer) may be fetched again; what it held queued was not.
   ExpectCompleteCrawl(/*max_refetched=*/8);
 }
 
