@@ -112,10 +112,12 @@ struct FetcherOptions {
   uint32_t prefetch = 32;
   // While every fetch slot is busy and requests wait for one, the main
   // thread takes a turn at most every this many ms, so what finished in
-  // between travels together (turn_pacer.h; 0: a turn per event). 10 ms
-  // cut the crawl's CPU per page by a fifth on the web bench at the same
-  // pages/s (bench/RESULTS.md run BJ).
-  int64_t turn_gap_ms = 10;
+  // between travels together (turn_pacer.h; 0: a turn per event). On the
+  // web bench at the same pages/s, 10 ms cut the crawl's CPU per page by a
+  // fifth, 20 by 8% more, 30 by 4% more (bench/RESULTS.md run BJ): 20 takes
+  // most of the gain for a page's result reaching the frontier at most
+  // 20 ms later.
+  int64_t turn_gap_ms = 20;
   // Idle workers exit after this long (<0: never).
   int64_t keep_alive_ms = 60000;
   // A worker task running longer than this (a fetch and parse with
