@@ -57,49 +57,137 @@ bool IsZlibHeader(unsigned char cmf, unsigned char flg) {
   return (cmf & 0x0f) == 8 && (cmf >> 4) <= 7 && ((cmf << 8) | flg) % 31 == 0;
 }
 
-// gzip (every member) and deflate through ISA-L's igzip inflater.
-class InflateStage final : public Stage {
+// A gzip member's header (RFC 1952 2.3), read across however many pieces
+// it comes in: ISA-L 2.30's own reader restarts its optional fields with
+// uninitialised flags when the header is split (issue 51's review).
+class GzipHeaderReader {
  public:
-  explicit InflateStage(bool gzip) : gzip_(gzip), state_(std::make_unique<inflate_state>()) {
-    isal_inflate_init(state_.get());
-    if (gzip_) state_->crc_flag = ISAL_GZIP;
-  }
+  void Reset() { *this = GzipHeaderReader(); }
+  bool done() const { return part_ == Part::kDone; }
 
-  Step Run(std::string_view* in, char* dest, size_t room, std::string* error) override {
-    if (finished_) {
-      const bool next_member = gzip_ && !in->empty() && static_cast<unsigned char>((*in)[0]) == 0x1f &&
-                               (in->size() == 1 || static_cast<unsigned char>((*in)[1]) == 0x8b);
-      if (!next_member) {
-        in->remove_prefix(in->size());  // after the stream: ignored
-        return {};
+  // Consumes header bytes from *in; false (with *error) for a header that
+  // is not gzip's.
+  bool Read(std::string_view* in, std::string* error) {
+    while (!in->empty() && part_ != Part::kDone) {
+      const auto byte = static_cast<unsigned char>(in->front());
+      in->remove_prefix(1);
+      switch (part_) {
+        case Part::kFixed:
+          if ((fixed_ == 0 && byte != 0x1f) || (fixed_ == 1 && byte != 0x8b)) return Fail("not a gzip header", error);
+          if (fixed_ == 2 && byte != 8) return Fail("unsupported compression method", error);
+          if (fixed_ == 3) {
+            if (byte & 0xe0) return Fail("reserved gzip flags set", error);
+            flags_ = byte;
+          }
+          if (++fixed_ == 10) Next();
+          break;
+        case Part::kExtraLength:
+          extra_left_ |= static_cast<size_t>(byte) << (8 * length_bytes_);
+          if (++length_bytes_ == 2) part_ = extra_left_ > 0 ? Part::kExtra : Part::kExtraDone;
+          if (part_ == Part::kExtraDone) Next();
+          break;
+        case Part::kExtra:
+          if (--extra_left_ == 0) {
+            part_ = Part::kExtraDone;
+            Next();
+          }
+          break;
+        case Part::kName:
+        case Part::kComment:
+          if (byte == 0) Next();
+          break;
+        case Part::kHeaderCrc:
+          if (++crc_bytes_ == 2) Next();
+          break;
+        default:
+          break;
       }
-      isal_inflate_init(state_.get());
-      state_->crc_flag = ISAL_GZIP;
-      finished_ = false;
     }
-    if (!gzip_ && !wrapper_known_) {
-      // "deflate" is meant zlib-wrapped; some servers send it raw.
-      const size_t take = std::min(in->size(), 2 - header_.size());
-      header_.append(in->substr(0, take));
-      in->remove_prefix(take);
-      if (header_.size() < 2) return {};
-      wrapper_known_ = true;
-      state_->crc_flag = IsZlibHeader(header_[0], header_[1]) ? ISAL_ZLIB : ISAL_DEFLATE;
-      std::string_view head(header_);
-      Step first = Inflate(&head, dest, room, error);
-      if (first.failed || !head.empty()) {
-        // The header's bytes did not all go in: only when output is full,
-        // which two header bytes cannot do. Treat as corrupt, not lost.
-        if (!first.failed) *error = "deflate header not consumed";
-        return {0, true};
-      }
-      return first;
-    }
-    return Inflate(in, dest, room, error);
+    return true;
   }
 
  private:
-  Step Inflate(std::string_view* in, char* dest, size_t room, std::string* error) {
+  enum class Part { kFixed, kExtraLength, kExtra, kExtraDone, kName, kComment, kHeaderCrc, kDone };
+  static constexpr uint8_t kFlagHeaderCrc = 2, kFlagExtra = 4, kFlagName = 8, kFlagComment = 16;
+
+  // The next part the flags call for after the current one.
+  void Next() {
+    if (part_ == Part::kFixed && (flags_ & kFlagExtra)) {
+      part_ = Part::kExtraLength;
+    } else if (part_ <= Part::kExtraDone && (flags_ & kFlagName)) {
+      part_ = Part::kName;
+    } else if (part_ <= Part::kName && (flags_ & kFlagComment)) {
+      part_ = Part::kComment;
+    } else if (part_ <= Part::kComment && (flags_ & kFlagHeaderCrc)) {
+      part_ = Part::kHeaderCrc;
+    } else {
+      part_ = Part::kDone;
+    }
+  }
+  static bool Fail(const char* why, std::string* error) {
+    *error = why;
+    return false;
+  }
+
+  Part part_ = Part::kFixed;
+  size_t fixed_ = 0;  // bytes of the fixed 10 read
+  uint8_t flags_ = 0;
+  size_t length_bytes_ = 0;
+  size_t extra_left_ = 0;
+  size_t crc_bytes_ = 0;
+};
+
+// gzip and deflate through ISA-L's igzip inflater. gzip: every member is
+// decoded; what follows the first member and is not a valid member (junk
+// after the end, a member cut or corrupt) is ignored, as the gzip tool
+// warns and browsers render.
+class InflateStage final : public Stage {
+ public:
+  explicit InflateStage(bool gzip) : gzip_(gzip), state_(std::make_unique<inflate_state>()) { StartStream(); }
+
+  Step Run(std::string_view* in, char* dest, size_t room, std::string* error) override {
+    if (ignoring_) {
+      in->remove_prefix(in->size());
+      return {};
+    }
+    if (finished_) {
+      if (in->empty()) return {};
+      if (!gzip_ || static_cast<unsigned char>(in->front()) != 0x1f) return IgnoreTheRest(in);
+      StartStream();
+    }
+    std::string why;
+    if (gzip_ && !header_.done()) {
+      if (!header_.Read(in, &why)) return FailOrIgnore(in, why, 0, error);
+      if (!header_.done()) return {};
+    }
+    if (!gzip_ && !wrapper_known_) {
+      // "deflate" is meant zlib-wrapped; some servers send it raw.
+      const size_t take = std::min(in->size(), 2 - deflate_head_.size());
+      deflate_head_.append(in->substr(0, take));
+      in->remove_prefix(take);
+      if (deflate_head_.size() < 2) return {};
+      wrapper_known_ = true;
+      state_->crc_flag = IsZlibHeader(deflate_head_[0], deflate_head_[1]) ? ISAL_ZLIB : ISAL_DEFLATE;
+      std::string_view head(deflate_head_);
+      const Step first = Inflate(&head, dest, room, &why);
+      // Two bytes cannot fill the output, so they all went in.
+      if (first.failed || !head.empty()) return FailOrIgnore(in, why.empty() ? "deflate header" : why, 0, error);
+      return first;
+    }
+    const Step step = Inflate(in, dest, room, &why);
+    return step.failed ? FailOrIgnore(in, why, step.written, error) : step;
+  }
+
+ private:
+  void StartStream() {
+    isal_inflate_init(state_.get());
+    // The header is ours to read; ISA-L checks the trailer's CRC-32.
+    if (gzip_) state_->crc_flag = ISAL_GZIP_NO_HDR_VER;
+    header_.Reset();
+    finished_ = false;
+  }
+
+  Step Inflate(std::string_view* in, char* dest, size_t room, std::string* why) {
     inflate_state& s = *state_;
     s.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(in->data()));
     s.avail_in = static_cast<uint32_t>(in->size());
@@ -109,18 +197,41 @@ class InflateStage final : public Stage {
     in->remove_prefix(in->size() - s.avail_in);
     const size_t written = room - s.avail_out;
     if (code != ISAL_DECOMP_OK) {
-      *error = InflateErrorName(code);
+      *why = InflateErrorName(code);
       return {written, true};
     }
-    if (s.block_state == ISAL_BLOCK_FINISH) finished_ = true;
+    if (s.block_state == ISAL_BLOCK_FINISH) {
+      finished_ = true;
+      ++members_;
+    }
     return {written, false};
   }
 
+  Step IgnoreTheRest(std::string_view* in) {
+    ignoring_ = true;
+    in->remove_prefix(in->size());
+    return {};
+  }
+
+  // Corrupt data fails the body, unless a whole gzip member came before it.
+  Step FailOrIgnore(std::string_view* in, const std::string& why, size_t written, std::string* error) {
+    if (members_ > 0) {
+      Step kept = IgnoreTheRest(in);
+      kept.written = written;
+      return kept;
+    }
+    *error = why;
+    return {written, true};
+  }
+
   const bool gzip_;
-  std::unique_ptr<inflate_state> state_;  // ~80 KB: its history window
+  std::unique_ptr<inflate_state> state_;  // ~86 KB: its history window
+  GzipHeaderReader header_;
+  size_t members_ = 0;  // gzip members decoded whole
   bool finished_ = false;
+  bool ignoring_ = false;
   bool wrapper_known_ = false;
-  std::string header_;  // deflate's first two bytes, until both came
+  std::string deflate_head_;  // deflate's first two bytes, until both came
 };
 
 class BrotliStage final : public Stage {
@@ -207,7 +318,10 @@ std::unique_ptr<ContentDecoder> ContentDecoder::ForCodings(std::string_view codi
     const size_t comma = codings.find(',');
     const std::string_view coding = TrimHttpFieldWhitespace(codings.substr(0, comma));
     codings = comma == std::string_view::npos ? std::string_view() : codings.substr(comma + 1);
-    if (coding.empty() || EqualsIgnoreCaseAscii(coding, "identity")) continue;
+    // "none" is not registered, but servers send it and libcurl takes it.
+    if (coding.empty() || EqualsIgnoreCaseAscii(coding, "identity") || EqualsIgnoreCaseAscii(coding, "none")) {
+      continue;
+    }
     std::unique_ptr<Stage> stage = StageFor(coding);
     if (!stage) {
       *error = "unsupported content coding '" + std::string(coding.substr(0, 64)) + "'";
@@ -236,20 +350,25 @@ ContentDecoder::Result ContentDecoder::Feed(size_t index, std::string_view in, s
   }
   Stage& stage = *stages_[index];
   const bool last = index + 1 == stages_.size();
+  // An intermediate stage's output (the next coding's input) is normally
+  // smaller than the body; far more means work that yields nothing (junk
+  // a gzip stage ignores) and is stopped as too large.
+  const uint64_t intermediate_bound = 2 * static_cast<uint64_t>(limit) + kChunkBytes;
   for (;;) {
     const size_t before = in.size();
     const Stage::Step step = stage.Run(&in, stage.chunk.get(), kChunkBytes, &error_);
     if (step.written > 0) {
-      stage.produced += step.written;
-      if (!last && stage.produced > limit) return Result::kFull;
       const Result next = Feed(index + 1, std::string_view(stage.chunk.get(), step.written), out, limit);
       if (next != Result::kOk) return next;
+      stage.produced += step.written;
+      if (!last && stage.produced > intermediate_bound) return Result::kFull;
     }
     if (step.failed) return Result::kError;
-    // A chunk not filled means the stage holds no more output for this
-    // input; no progress at all means it is waiting for more input.
-    if (step.written < kChunkBytes && (in.empty() || (in.size() == before && step.written == 0))) {
-      return Result::kOk;
+    // A chunk not filled: the stage holds no more output for this input.
+    if (step.written < kChunkBytes && in.empty()) return Result::kOk;
+    if (step.written == 0 && in.size() == before) {
+      error_ = "the decoder stopped taking input";  // a stage's bug; never loop on it
+      return Result::kError;
     }
   }
 }

@@ -10,21 +10,27 @@
 // decoding off (CURLOPT_HTTP_CONTENT_DECODING 0) and advertises exactly
 // what is decoded here (kAcceptEncoding).
 //
-// Rules, as libcurl's and browsers':
+// Rules (libcurl 7.88's where it has one):
 //   - codings apply in the order listed ("gzip, br": br was applied last,
-//     so it is undone first); "identity" is nothing; at most kMaxCodings;
-//     an unknown coding is an error (bad_content_encoding);
+//     so it is undone first); "identity" and "none" are nothing; at most
+//     kMaxCodings; an unknown coding is an error (bad_content_encoding;
+//     libcurl fails it too, browsers show the bytes undecoded);
 //   - corrupt data (bad header, checksum, symbol) is an error;
-//   - gzip: further members after the first are decoded too; bytes after
-//     the last member that do not start a member are ignored; "deflate"
-//     is zlib-wrapped, or raw DEFLATE from servers that get it wrong;
+//   - gzip: further members after the first are decoded too (as the gzip
+//     tool and Firefox do); what follows a whole member and is not a valid
+//     member is ignored; "deflate" is zlib-wrapped, or raw DEFLATE from
+//     servers that get it wrong;
 //   - a stream cut short keeps what was decoded (the transfer itself knows
 //     whether the body arrived whole);
 //   - output is bounded: a small body that inflates past the limit stops
 //     there (kFull) after at most one chunk of extra work, a bomb costs
-//     no more than the limit. Intermediate stages are held to the limit
-//     too. zstd frames asking for a window over 8 MiB are refused (RFC
-//     8878's recommended bound), so no frame decides our memory.
+//     no more than the limit. An intermediate stage's output is held to
+//     twice the limit (normally it is smaller than the body).
+//   - memory: ~150 KB for gzip or deflate (ISA-L's state and a 64 KiB
+//     chunk); br's window is the stream's, up to 16 MiB (as in libcurl);
+//     zstd frames asking for a window over 8 MiB are refused (RFC 8878's
+//     recommended bound). Two codings at most keep a hostile response
+//     under ~32 MiB; the transfer frees its decoder when it ends.
 //
 // Thread-safety: one decoder per response, used by one thread.
 #pragma once
@@ -41,7 +47,8 @@ class ContentDecoder {
  public:
   // The Accept-Encoding the fetcher sends: every coding decoded here.
   static constexpr const char* kAcceptEncoding = "gzip, deflate, br, zstd";
-  static constexpr size_t kMaxCodings = 5;
+  // Real servers send one; libcurl allows 5, each with its own window.
+  static constexpr size_t kMaxCodings = 2;
 
   enum class Result { kOk, kFull, kError };
 

@@ -171,6 +171,7 @@ void CurlTransfer::Begin(const HttpRequest& request, HttpResponse* response) {
 }
 
 void CurlTransfer::Finish(CURLcode code) {
+  decoder_.reset();  // its window and buffers are not kept while the handle idles
   HttpResponse& response = *response_;
   CURL* c = curl_;
   long http = 0;

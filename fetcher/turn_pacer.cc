@@ -22,9 +22,12 @@ int64_t TurnPacer::WaitUs(int64_t now_us, size_t queued) const {
   const int64_t remaining = last_turn_us_ + gap_us_ - now_us;
   if (remaining <= 0) return 0;
   if (rate_per_us_ <= 0) return remaining;
-  // The queue runs out after about queued / rate: wake before it does.
-  const auto lasts_us = static_cast<int64_t>(static_cast<double>(queued) / rate_per_us_);
-  return std::min(remaining, lasts_us);
+  // The queue runs out after about queued / rate. Wake at half of that:
+  // the turn's work request still has to reach the frontier and its
+  // answer come back (over a network, between machines) before the
+  // queue is empty.
+  const double half_lasts_us = static_cast<double>(queued) / rate_per_us_ / 2;
+  return half_lasts_us >= static_cast<double>(remaining) ? remaining : static_cast<int64_t>(half_lasts_us);
 }
 
 }  // namespace zcrawl::fetcher

@@ -10,9 +10,10 @@
 // each I/O thread), one report batch, one work request, one ack batch back.
 //
 // Never at the cost of fetching: the wait is only taken while the fetch
-// loop has requests queued behind its busy slots, and only as long as that
-// queue lasts at the rate transfers have been finishing, so no slot goes
-// idle for it. A ramp-up, a crawl's tail, a slow trickle and a fetcher
+// loop has requests queued behind its busy slots, and only half as long as
+// that queue lasts at the rate transfers have been finishing (the other
+// half for the refill's round trip to the frontier), so no slot goes idle
+// for it. With --io blocking nothing is queued in a loop: no pacing. A ramp-up, a crawl's tail, a slow trickle and a fetcher
 // short of work take their turns at once, as before.
 //
 // Real (steady-clock) time: this paces CPU wake-ups, not crawl logic.

@@ -36,8 +36,21 @@ TEST(TurnPacerTest, TheWaitEndsBeforeTheQueueRunsOut) {
   for (int i = 0; i < 200; ++i, now += 1'000) pacer.Finished(1, now);
   EXPECT_NEAR(pacer.finish_rate_per_s(), 1000.0, 20.0);
   pacer.TurnBegan(now);
-  EXPECT_NEAR(static_cast<double>(pacer.WaitUs(now, 3)), 3'000.0, 100.0) << "3 queued last ~3 ms";
+  EXPECT_NEAR(static_cast<double>(pacer.WaitUs(now, 6)), 3'000.0, 100.0)
+      << "6 queued last ~6 ms: wake at half, for the refill's round trip";
   EXPECT_EQ(pacer.WaitUs(now, 50), kGapUs) << "50 queued outlast the gap";
+}
+
+TEST(TurnPacerTest, AStalledLoopDoesNotOverflowTheWait) {
+  TurnPacer pacer(kGapUs);
+  int64_t now = 0;
+  pacer.Finished(1, now);
+  // Transfers stop finishing: the measured rate decays towards zero.
+  for (int i = 0; i < 1'000; ++i) pacer.Finished(i == 0 ? 1 : 0, now += 200'000);
+  EXPECT_GT(pacer.finish_rate_per_s(), 0.0);
+  EXPECT_LT(pacer.finish_rate_per_s(), 1e-290) << "queued / rate is past any int64_t";
+  pacer.TurnBegan(now);
+  EXPECT_EQ(pacer.WaitUs(now, 1'000'000), kGapUs);
 }
 
 TEST(TurnPacerTest, TheRateFollowsAChange) {
