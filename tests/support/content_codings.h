@@ -18,20 +18,7 @@ namespace zcrawl::testing {
 // DEFLATE of `data`: zlib-wrapped (RFC 1950), as "deflate" is meant, or
 // raw (RFC 1951), as some servers send it.
 inline std::string DeflateCoded(const std::string& data, bool zlib_wrapped) {
-  z_stream zs{};
-  if (deflateInit2(&zs, 6, Z_DEFLATED, zlib_wrapped ? 15 : -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    throw std::runtime_error("deflateInit2 failed");
-  }
-  std::string out(deflateBound(&zs, data.size()), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
-  return out;
+  return ZlibDeflate(data, 6, zlib_wrapped ? 15 : -15);
 }
 
 inline std::string BrotliCoded(const std::string& data) {

@@ -10,10 +10,11 @@
 
 namespace zcrawl::testing {
 
-inline std::string GzipFile(const std::string& data, int level = Z_BEST_COMPRESSION) {
+// zlib's deflate of `data` in the wrapper `window_bits` selects (zlib's
+// convention: 15 zlib, -15 raw DEFLATE, 15 + 16 gzip).
+inline std::string ZlibDeflate(const std::string& data, int level, int window_bits) {
   z_stream zs{};
-  // windowBits 15 + 16: a 32 KiB window and the gzip wrapper.
-  if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+  if (deflateInit2(&zs, level, Z_DEFLATED, window_bits, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
     throw std::runtime_error("deflateInit2 failed");
   }
   std::string out(deflateBound(&zs, data.size()), '\0');
@@ -26,6 +27,11 @@ inline std::string GzipFile(const std::string& data, int level = Z_BEST_COMPRESS
   deflateEnd(&zs);
   if (rc != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
   return out;
+}
+
+// windowBits 15 + 16: a 32 KiB window and the gzip wrapper.
+inline std::string GzipFile(const std::string& data, int level = Z_BEST_COMPRESSION) {
+  return ZlibDeflate(data, level, 15 + 16);
 }
 
 }  // namespace zcrawl::testing
