@@ -145,7 +145,23 @@ class InflateStage final : public Stage {
  public:
   explicit InflateStage(bool gzip) : gzip_(gzip), state_(std::make_unique<inflate_state>()) { StartStream(); }
 
+  // Steps until the input is taken, the output full, or no step moves:
+  // the end of a member and what follows it can come in one piece.
   Step Run(std::string_view* in, char* dest, size_t room, std::string* error) override {
+    size_t written = 0;
+    for (;;) {
+      const size_t before = in->size();
+      const bool was_finished = finished_;
+      const Step step = RunOnce(in, dest + written, room - written, error);
+      written += step.written;
+      if (step.failed) return {written, true};
+      const bool moved = step.written > 0 || in->size() != before || finished_ != was_finished;
+      if (in->empty() || written == room || !moved) return {written, false};
+    }
+  }
+
+ private:
+  Step RunOnce(std::string_view* in, char* dest, size_t room, std::string* error) {
     if (ignoring_) {
       in->remove_prefix(in->size());
       return {};
@@ -178,7 +194,6 @@ class InflateStage final : public Stage {
     return step.failed ? FailOrIgnore(in, why, step.written, error) : step;
   }
 
- private:
   void StartStream() {
     isal_inflate_init(state_.get());
     // The header is ours to read; ISA-L checks the trailer's CRC-32.
@@ -194,7 +209,14 @@ class InflateStage final : public Stage {
     s.next_out = reinterpret_cast<uint8_t*>(dest);
     s.avail_out = static_cast<uint32_t>(room);
     const int code = isal_inflate(&s);
-    in->remove_prefix(in->size() - s.avail_in);
+    // At a stream's end ISA-L hands back the bytes it had read ahead past
+    // it by moving next_in back, possibly to before this piece (into one
+    // it had earlier). Those bytes are gone here: they come after the
+    // member, and are read as the start of the next one only when they
+    // are in this piece (else the rest is ignored as junk: a multi-member
+    // body whose boundary falls so is cut there). Found by the fuzzer.
+    const auto* start = reinterpret_cast<const uint8_t*>(in->data());
+    in->remove_prefix(s.next_in >= start ? static_cast<size_t>(s.next_in - start) : 0);
     const size_t written = room - s.avail_out;
     if (code != ISAL_DECOMP_OK) {
       *why = InflateErrorName(code);
